@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0
+# Out-of-tree build of rdlm.ko against Debian's 6.1 headers.
+#
+#   make                 build rdlm.ko
+#   make W=1 / make C=1  extra warnings / sparse, as kbuild defines them
+#   make checkpatch      checkpatch.pl --strict on every kernel source
+#   make clean
+#
+# KDIR defaults to the newest installed linux-headers-6.1.*-amd64 (the host
+# may run another kernel: the module is for the test cluster's guests).
+
+KDIR ?= $(shell ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -n 1)
+CHECKPATCH ?= $(firstword $(wildcard build/linux-source-6.1/scripts/checkpatch.pl))
+
+KERNEL_SOURCES = $(wildcard kernel/*.[ch] kernel/*/*.[ch] uapi/linux/*.h)
+
+all: modules
+
+modules:
+	@test -n "$(KDIR)" || { echo "no linux-headers-6.1.*-amd64 found; set KDIR" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+checkpatch:
+	@test -n "$(CHECKPATCH)" || { echo "checkpatch.pl not found: run tools/setup first" >&2; exit 1; }
+	$(CHECKPATCH) --strict --no-tree --terse --show-types \
+		-f $(KERNEL_SOURCES)
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+.PHONY: all modules checkpatch clean

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlm: a distributed lock manager over RDMA.
+ *
+ * Module entry points: bring the parts up in dependency order and take them
+ * down in reverse. The fabric registers the ib_client last, so that RDMA
+ * devices are reported only once everything above them is ready.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+
+#include "rdlm.h"
+
+static int __init rdlm_init(void)
+{
+	int ret;
+
+	rdlm_debugfs_init();
+
+	ret = rdlm_configfs_init();
+	if (ret)
+		goto out_debugfs;
+
+	ret = rdlm_chardev_init();
+	if (ret)
+		goto out_configfs;
+
+	ret = rdlm_fabric_init();
+	if (ret)
+		goto out_chardev;
+
+	pr_info("loaded\n");
+	return 0;
+
+out_chardev:
+	rdlm_chardev_exit();
+out_configfs:
+	rdlm_configfs_exit();
+out_debugfs:
+	rdlm_debugfs_exit();
+	return ret;
+}
+
+static void __exit rdlm_exit(void)
+{
+	rdlm_fabric_exit();
+	rdlm_chardev_exit();
+	rdlm_configfs_exit();
+	rdlm_debugfs_exit();
+	pr_info("unloaded\n");
+}
+
+module_init(rdlm_init);
+module_exit(rdlm_exit);
+
+MODULE_AUTHOR("The rdlm developers");
+MODULE_DESCRIPTION("Distributed lock manager over RDMA");
+MODULE_LICENSE("GPL");
