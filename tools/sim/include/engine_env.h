@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace (simulator) environment of the rdlm protocol engines.
+ *
+ * Pre-included with -include by the simulator build; defines the same guard
+ * as kernel/engine/engine_env.h so that the kernel version is skipped.
+ * The simulator is single threaded, so spinlocks are no-ops, and time and
+ * randomness come from the engine call arguments and the engine's own
+ * seeded generator.
+ */
+#ifndef RDLM_ENGINE_ENV_H
+#define RDLM_ENGINE_ENV_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <assert.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int64_t s64;
+
+#ifndef U32_MAX
+#define U32_MAX		((u32)~0U)
+#endif
+#ifndef U64_MAX
+#define U64_MAX		((u64)~0ULL)
+#endif
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define div_u64(a, b)	((u64)(a) / (u32)(b))
+#define fallthrough	__attribute__((__fallthrough__))
+
+typedef struct { int unused; } rdlm_spinlock_t;
+#define rdlm_spin_lock_init(l)		((void)(l))
+#define rdlm_spin_lock(l, flags)	((void)(l), (void)(flags))
+#define rdlm_spin_unlock(l, flags)	((void)(l), (void)(flags))
+
+typedef u64 rdlm_stat_t;
+#define rdlm_stat_inc(s)	((*(s))++)
+#define rdlm_stat_read(s)	(*(s))
+
+#define rdlm_zalloc(size)	calloc(1, size)
+#define rdlm_free(ptr)		free(ptr)
+
+#endif /* RDLM_ENGINE_ENV_H */
