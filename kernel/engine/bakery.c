@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlm bakery engine: DSLR (Yoon, Chowdhury, Mozafari, SIGMOD 2018).
+ *
+ * A lock word holds, per lock class c, a "now serving" counter n[c] and a
+ * "next ticket" counter max[c].  Two classes (exclusive X, shared S) in four
+ * 16-bit fields, or, with update locks, three classes (X, S, U) in six
+ * 10-bit fields.  A request takes its ticket with one FA of k on max[c]
+ * (k > 1 for multi-slot leases) and is granted when the n counters it waits
+ * for equal its ticket; otherwise it polls with READ every waiters-ahead x
+ * omega.  Release is one FA of k on n[c].
+ *
+ * Failures and deadlocks are handled with leases: a waiter that sees no n
+ * counter change for twice the lease (times the slot count) resets the word
+ * past itself with CAS and fails (Algorithm 2).  Counters stop at COUNT_MAX:
+ * an FA that meets it is undone and retried after a truncated binary
+ * exponential random backoff; the request whose ticket reaches COUNT_MAX
+ * resets the word to zero with CAS once everyone is done (Algorithms 1, 3).
+ * See Documentation/engines.rst for the choices made where the paper is
+ * silent (lease start, stale-release rules, shared-waiter ambiguity).
+ */
+#include "engine.h"
+
+#define BK_X	0
+#define BK_S	1
+#define BK_U	2
+
+struct bk_layout {
+	u8 ncls;
+	u8 width;
+	u8 nsh[3];
+	u8 msh[3];
+	u32 half;
+};
+
+static const struct bk_layout bk_four = {
+	.ncls = 2, .width = 16,
+	.nsh = { 48, 32, 0 }, .msh = { 16, 0, 0 }, .half = 32768,
+};
+
+static const struct bk_layout bk_six = {
+	.ncls = 3, .width = 10,
+	.nsh = { 50, 40, 30 }, .msh = { 20, 10, 0 }, .half = 512,
+};
+
+enum bk_phase {
+	BK_IDLE = 0,
+	BK_FA,		/* ticket FA in flight */
+	BK_UNDO,	/* undo FA in flight (counter at COUNT_MAX) */
+	BK_OCAS,	/* zero reset of a stuck overflowed word in flight */
+	BK_BACKOFF,	/* random backoff before the next ticket FA */
+	BK_WAIT,	/* poll timer armed */
+	BK_READ,	/* poll READ in flight */
+	BK_RCAS,	/* lease reset CAS in flight */
+	BK_HELD,
+	BK_REL,		/* release FA in flight */
+	BK_ZERO,	/* CAS to zero in flight */
+	BK_ZWAIT,	/* backoff before the next CAS to zero */
+	BK_FINISH,	/* DONE once nothing is in flight */
+};
+
+/* verb cookies */
+enum { CK_FA = 1, CK_UNDO, CK_OCAS, CK_READ, CK_RCAS, CK_REL, CK_ZERO };
+
+#define BKF_RESETFROM	0x01	/* our ticket reached COUNT_MAX */
+#define BKF_CANCEL	0x02
+#define BKF_LOST	0x04
+#define BKF_BLOCKING	0x08
+#define BKF_OVF		0x10	/* ovf_n valid */
+#define BKF_POLLING	0x20	/* READ in flight while held (update) */
+
+#define BK_ZERO_TRIES	64
+
+struct bk_req {
+	u8 phase;
+	u8 cls;
+	u8 stage;	/* 0 waiting, 1 granted (read for update), 2 write */
+	u8 flags;
+	u16 k;
+	u16 outstanding;
+	u32 attempts;
+	u32 zero_tries;
+	u64 ticket;	/* word value returned by our ticket FA */
+	u64 last_n;	/* n counters of the latest observation */
+	u64 stall_since;/* when last_n was first seen (completion time) */
+	u64 prev_issue;	/* issue time of the latest observation */
+	u64 issue;	/* issue time of the verb in flight */
+	u64 lease_end;
+	u64 ovf_n;
+	u64 ovf_since;
+	u64 reset_from;	/* all-done value to reset to zero from */
+	u64 cmp;	/* compare value of the reset CAS in flight */
+	u64 cmp_new;	/* its swap value */
+};
+
+static_assert(sizeof(struct bk_req) <= sizeof(((struct rdlm_req *)0)->priv));
+
+static struct bk_req *bk(struct rdlm_req *req)
+{
+	return (struct bk_req *)req->priv;
+}
+
+static const struct bk_layout *bk_lay(const struct rdlm_engine *eng)
+{
+	return eng->p.update_locks ? &bk_six : &bk_four;
+}
+
+static u32 bk_cmax(const struct rdlm_engine *eng)
+{
+	u32 half = bk_lay(eng)->half;
+
+	return eng->p.count_max && eng->p.count_max < half ?
+		eng->p.count_max : half;
+}
+
+static u32 fld(const struct bk_layout *l, u64 v, u8 sh)
+{
+	return (u32)(v >> sh) & ((1U << l->width) - 1);
+}
+
+static u32 nv(const struct bk_layout *l, u64 v, int c)
+{
+	return fld(l, v, l->nsh[c]);
+}
+
+static u32 mv(const struct bk_layout *l, u64 v, int c)
+{
+	return fld(l, v, l->msh[c]);
+}
+
+static u64 bk_nbits(const struct bk_layout *l, u64 v)
+{
+	u64 r = 0;
+	int c;
+
+	for (c = 0; c < l->ncls; c++)
+		r |= (u64)nv(l, v, c) << l->nsh[c];
+	return r;
+}
+
+/* @v with every n counter set to its max: "everyone is done" */
+static u64 bk_all_done(const struct bk_layout *l, u64 v)
+{
+	u64 r = 0;
+	int c;
+
+	for (c = 0; c < l->ncls; c++) {
+		r |= (u64)mv(l, v, c) << l->nsh[c];
+		r |= (u64)mv(l, v, c) << l->msh[c];
+	}
+	return r;
+}
+
+static bool bk_overflowed(const struct rdlm_engine *eng, u64 v)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	int c;
+
+	for (c = 0; c < l->ncls; c++)
+		if (mv(l, v, c) >= bk_cmax(eng))
+			return true;
+	return false;
+}
+
+/* Classes whose n counter a request of class @cls (at @stage) waits for. */
+static bool bk_waits_on(int cls, int stage, int c)
+{
+	switch (cls) {
+	case BK_X:
+		return true;
+	case BK_S:
+		return c != BK_S;
+	default:	/* update: X and U first, S too for write access */
+		return c != BK_S || stage >= 1;
+	}
+}
+
+static bool bk_turn(const struct bk_layout *l, u64 t, u64 v, int cls,
+		    int stage)
+{
+	int c;
+
+	for (c = 0; c < l->ncls; c++)
+		if (bk_waits_on(cls, stage, c) && nv(l, v, c) != mv(l, t, c))
+			return false;
+	return true;
+}
+
+static u32 bk_wait_count(const struct bk_layout *l, u64 t, u64 v)
+{
+	u32 w = 0;
+	int c;
+
+	for (c = 0; c < l->ncls; c++)
+		if (mv(l, t, c) > nv(l, v, c))
+			w += mv(l, t, c) - nv(l, v, c);
+	return w;
+}
+
+static void bk_post(struct rdlm_engine *eng, struct rdlm_req *req,
+		    struct rdlm_out *out, u8 kind, u8 flags, u64 a0, u64 a1,
+		    u64 cookie)
+{
+	struct rdlm_verb v;
+
+	memset(&v, 0, sizeof(v));
+	v.kind = kind;
+	v.flags = flags;
+	v.node = req->node;
+	v.slot = req->slot;
+	v.arg0 = a0;
+	v.arg1 = a1;
+	v.req = req;
+	v.cookie = cookie;
+	bk(req)->outstanding++;
+	bk(req)->issue = out->now;
+	rdlm_engine_post(eng, out, &v);
+}
+
+static void bk_disarm(struct rdlm_req *req)
+{
+	req->timer_cookie++;
+}
+
+static void bk_finish(struct rdlm_engine *eng, struct rdlm_req *req,
+		      struct rdlm_out *out)
+{
+	struct bk_req *b = bk(req);
+
+	b->phase = BK_FINISH;
+	bk_disarm(req);
+	if (!b->outstanding) {
+		b->phase = BK_IDLE;
+		rdlm_engine_emit(eng, out, RDLM_ACT_DONE, req, 0, 0);
+	}
+}
+
+static void bk_fail(struct rdlm_engine *eng, struct rdlm_req *req,
+		    struct rdlm_out *out, int err)
+{
+	if (bk(req)->flags & BKF_CANCEL)
+		err = -ECANCELED;
+	rdlm_engine_emit(eng, out, RDLM_ACT_FAIL, req, err, 0);
+}
+
+static void bk_ticket(struct rdlm_engine *eng, struct rdlm_req *req,
+		      struct rdlm_out *out)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+
+	b->phase = BK_FA;
+	bk_post(eng, req, out, RDLM_VERB_FA, RDLM_VF_ENQUEUE,
+		(u64)b->k << l->msh[b->cls], 0, CK_FA);
+}
+
+static int bk_lock(struct rdlm_engine *eng, struct rdlm_req *req,
+		   struct rdlm_out *out)
+{
+	struct bk_req *b = bk(req);
+	u32 k = req->slots ? req->slots : 1;
+
+	if (req->node >= eng->p.nr_nodes || req->slot >= eng->p.nr_slots)
+		return -EINVAL;
+	if (req->mode >= RDLM_MODE_NR ||
+	    (req->mode == RDLM_MODE_UP && !eng->p.update_locks))
+		return -EOPNOTSUPP;
+	if (k > eng->p.kmax || k >= bk_cmax(eng))
+		return -EINVAL;
+	if (b->phase != BK_IDLE)
+		return -EBUSY;
+	memset(b, 0, sizeof(*b));
+	b->k = (u16)k;
+	b->cls = req->mode == RDLM_MODE_EX ? BK_X :
+		 req->mode == RDLM_MODE_SH ? BK_S : BK_U;
+	bk_ticket(eng, req, out);
+	return 0;
+}
+
+/* Start resetting the word to zero from @from (Algorithm 3, line 7). */
+static void bk_zero(struct rdlm_engine *eng, struct rdlm_req *req,
+		    struct rdlm_out *out, u64 from)
+{
+	struct bk_req *b = bk(req);
+
+	b->reset_from = from;
+	b->flags &= ~BKF_RESETFROM;
+	b->phase = BK_ZERO;
+	bk_post(eng, req, out, RDLM_VERB_CAS, RDLM_VF_RESET, from, 0, CK_ZERO);
+}
+
+/* Holder gives up the word without releasing it (lease over). */
+static void bk_abandon(struct rdlm_engine *eng, struct rdlm_req *req,
+		       struct rdlm_out *out)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+
+	if (b->flags & BKF_RESETFROM)
+		/* we never added our k to n: expect the word without it */
+		bk_zero(eng, req, out,
+			b->reset_from - ((u64)b->k << l->nsh[b->cls]));
+	else
+		bk_finish(eng, req, out);
+}
+
+static void bk_release(struct rdlm_engine *eng, struct rdlm_req *req,
+		       struct rdlm_out *out)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+
+	bk_disarm(req);
+	b->phase = BK_REL;
+	bk_post(eng, req, out, RDLM_VERB_FA, 0,
+		(u64)b->k << l->nsh[b->cls], 0, CK_REL);
+}
+
+static void bk_lose(struct rdlm_engine *eng, struct rdlm_req *req,
+		    struct rdlm_out *out)
+{
+	struct bk_req *b = bk(req);
+
+	if (b->flags & BKF_LOST)
+		return;
+	b->flags |= BKF_LOST;
+	rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req, RDLM_NOTICE_LOST, 0);
+}
+
+static u64 bk_poll_delay(struct rdlm_engine *eng, u32 wait_count)
+{
+	u64 d = (u64)wait_count * eng->p.omega_ns;
+	u64 cap = eng->p.lease_ns / 4;
+
+	if (d < eng->p.omega_ns)
+		d = eng->p.omega_ns;
+	return d > cap ? cap : d;
+}
+
+/* Arm the single timer of a holder: lease end, or next upgrade poll. */
+static void bk_arm_held(struct rdlm_engine *eng, struct rdlm_req *req,
+			struct rdlm_out *out, u32 wait_count)
+{
+	struct bk_req *b = bk(req);
+	u64 d = b->lease_end > out->now ? b->lease_end - out->now : 0;
+
+	if (b->stage == 1 && !(b->flags & BKF_LOST)) {
+		u64 p = bk_poll_delay(eng, wait_count);
+
+		if (p < d)
+			d = p;
+	}
+	rdlm_engine_arm(eng, out, req, d);
+}
+
+static void bk_grant(struct rdlm_engine *eng, struct rdlm_req *req,
+		     struct rdlm_out *out, u64 v, u64 lease_start)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+	int c;
+
+	b->lease_end = lease_start + eng->p.lease_ns * b->k;
+	b->attempts = 0;
+	if (b->flags & BKF_CANCEL) {
+		bk_fail(eng, req, out, -ECANCELED);
+		bk_release(eng, req, out);
+		return;
+	}
+	if (b->lease_end <= out->now) {
+		/* our turn came, but too long ago to be ours any more */
+		bk_fail(eng, req, out, -ETIMEDOUT);
+		bk_abandon(eng, req, out);
+		return;
+	}
+	b->phase = BK_HELD;
+	b->stage = b->cls == BK_U && !bk_turn(l, b->ticket, v, b->cls, 1) ?
+		   1 : 2;
+	rdlm_engine_emit(eng, out, RDLM_ACT_GRANT, req, (s64)b->lease_end,
+			 req->mode);
+	if (b->cls == BK_U && b->stage == 2)
+		rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
+				 RDLM_NOTICE_UPGRADED, 0);
+	for (c = 0; c < l->ncls; c++) {
+		u32 mine = mv(l, b->ticket, c) + (c == b->cls ? b->k : 0);
+
+		if (mv(l, v, c) > mine && !(b->flags & BKF_BLOCKING)) {
+			b->flags |= BKF_BLOCKING;
+			rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
+					 RDLM_NOTICE_BLOCKING, 0);
+		}
+	}
+	bk_arm_held(eng, req, out, bk_wait_count(l, b->ticket, v));
+}
+
+/*
+ * Was our ticket skipped by someone else's reset?  Counters only move
+ * backwards on a reset to zero, and an n counter passes our ticket only by
+ * a reset.  The one exception is nS for a shared waiter: shared requests
+ * behind it are granted with it and may release before it looks.  Resets
+ * never give that picture: shared and update resetters leave nS alone, and
+ * an exclusive resetter behind us also moves nX past our ticket.
+ */
+static bool bk_skipped(struct rdlm_engine *eng, struct bk_req *b, u64 v)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	int c;
+
+	for (c = 0; c < l->ncls; c++) {
+		if (nv(l, v, c) < nv(l, b->last_n, c))
+			return true;
+		if (c == BK_S && b->cls == BK_S)
+			continue;
+		if (nv(l, v, c) > mv(l, b->ticket, c))
+			return true;
+	}
+	return false;
+}
+
+/* Algorithm 2: one observation @v of the word, read by a verb issued at @issue. */
+static void bk_observe(struct rdlm_engine *eng, struct rdlm_req *req,
+		       struct rdlm_out *out, u64 v, u64 issue)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+	u64 n = bk_nbits(l, v), nw;
+	u32 wc, f;
+	int c;
+
+	if (bk_skipped(eng, b, v)) {
+		bk_fail(eng, req, out, -EDEADLK);
+		bk_finish(eng, req, out);
+		return;
+	}
+	if (bk_turn(l, b->ticket, v, b->cls, 0)) {
+		bk_grant(eng, req, out, v, b->prev_issue);
+		return;
+	}
+	if (n != b->last_n) {
+		b->last_n = n;
+		b->stall_since = out->now;
+	}
+	b->prev_issue = issue;
+	wc = bk_wait_count(l, b->ticket, v);
+	f = wc < 1 ? 1 : wc > eng->p.kmax ? eng->p.kmax : wc;
+	if (out->now - b->stall_since >= 2 * eng->p.lease_ns * f) {
+		/*
+		 * Everyone before us is presumed dead.  An exclusive waiter
+		 * skips them and itself, and fails (Algorithm 2, line 15).
+		 * A shared or update waiter only skips the classes it waits
+		 * for and takes its turn: readers before it are not in its
+		 * way, and leaving nS alone keeps resets recognisable.
+		 */
+		nw = v & ~bk_nbits(l, ~0ULL);
+		for (c = 0; c < l->ncls; c++) {
+			u32 to = mv(l, b->ticket, c);
+
+			if (b->cls != BK_X && c == BK_S)
+				to = nv(l, v, c);
+			else if (c == b->cls && b->cls == BK_X)
+				to += b->k;
+			nw |= (u64)to << l->nsh[c];
+		}
+		b->phase = BK_RCAS;
+		b->cmp = v;
+		b->cmp_new = nw;
+		bk_post(eng, req, out, RDLM_VERB_CAS, RDLM_VF_RESET, v, nw,
+			CK_RCAS);
+		return;
+	}
+	b->phase = BK_WAIT;
+	rdlm_engine_arm(eng, out, req, bk_poll_delay(eng, wc));
+}
+
+static void bk_backoff(struct rdlm_engine *eng, struct rdlm_req *req,
+		       struct rdlm_out *out)
+{
+	struct bk_req *b = bk(req);
+
+	if (b->flags & BKF_CANCEL) {
+		bk_fail(eng, req, out, -ECANCELED);
+		bk_finish(eng, req, out);
+		return;
+	}
+	b->phase = BK_BACKOFF;
+	rdlm_engine_arm(eng, out, req, rdlm_engine_backoff(eng, ++b->attempts));
+}
+
+/* Algorithm 1: the ticket FA came back with the previous word value. */
+static void bk_on_ticket(struct rdlm_engine *eng, struct rdlm_req *req,
+			 struct rdlm_out *out, u64 prev)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+	u64 n = bk_nbits(l, prev);
+
+	if (bk_overflowed(eng, prev)) {
+		rdlm_stat_inc(&eng->stats.overflows);
+		if (!(b->flags & BKF_OVF) || n != b->ovf_n) {
+			b->flags |= BKF_OVF;
+			b->ovf_n = n;
+			b->ovf_since = out->now;
+		}
+		b->ticket = prev;
+		b->phase = BK_UNDO;
+		bk_post(eng, req, out, RDLM_VERB_FA, RDLM_VF_DEQUEUE,
+			-((u64)b->k << l->msh[b->cls]), 0, CK_UNDO);
+		return;
+	}
+	b->ticket = prev;
+	if (mv(l, prev, b->cls) + b->k >= bk_cmax(eng)) {
+		b->flags |= BKF_RESETFROM;
+		b->reset_from = bk_all_done(l, prev +
+					    ((u64)b->k << l->msh[b->cls]));
+	}
+	b->last_n = n;
+	b->stall_since = out->now;
+	b->prev_issue = b->issue;
+	if (bk_turn(l, prev, prev, b->cls, 0)) {
+		bk_grant(eng, req, out, prev, b->issue);
+		return;
+	}
+	/* the FA result is our first look: wait before the first READ */
+	b->phase = BK_WAIT;
+	rdlm_engine_arm(eng, out, req,
+			bk_poll_delay(eng, bk_wait_count(l, prev, prev)));
+}
+
+/* Update lock held for reading: poll until earlier readers are gone. */
+static void bk_on_upgrade_poll(struct rdlm_engine *eng, struct rdlm_req *req,
+			       struct rdlm_out *out, u64 v)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+	int c;
+
+	b->flags &= ~BKF_POLLING;
+	if (b->phase != BK_HELD || (b->flags & BKF_LOST))
+		return;
+	for (c = 0; c < l->ncls; c++) {
+		if (nv(l, v, c) > mv(l, b->ticket, c) ||
+		    nv(l, v, c) < nv(l, b->last_n, c)) {
+			/* reset past us: our lease must be over */
+			bk_lose(eng, req, out);
+			return;
+		}
+	}
+	if (bk_turn(l, b->ticket, v, BK_U, 1)) {
+		b->stage = 2;
+		rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
+				 RDLM_NOTICE_UPGRADED, 0);
+	}
+	bk_arm_held(eng, req, out, bk_wait_count(l, b->ticket, v));
+}
+
+static void bk_on_zero(struct rdlm_engine *eng, struct rdlm_req *req,
+		       struct rdlm_out *out, u64 v)
+{
+	struct bk_req *b = bk(req);
+
+	if (v == b->reset_from) {
+		rdlm_stat_inc(&eng->stats.zero_resets);
+	} else if (bk_overflowed(eng, v) && ++b->zero_tries < BK_ZERO_TRIES) {
+		/* others' undos still in flight, or holders still working */
+		b->phase = BK_ZWAIT;
+		rdlm_engine_arm(eng, out, req,
+				rdlm_engine_backoff(eng, b->zero_tries));
+		return;
+	}
+	/* done, or someone else reset it, or give up (outsiders will) */
+	bk_finish(eng, req, out);
+}
+
+/* Algorithm 2, lines 16-19: our reset CAS came back. */
+static void bk_on_rcas(struct rdlm_engine *eng, struct rdlm_req *req,
+		       struct rdlm_out *out, u64 v, u64 issue)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+
+	if (v != b->cmp) {
+		/* the word moved: that is a fresh observation */
+		bk_observe(eng, req, out, v, issue);
+		return;
+	}
+	rdlm_stat_inc(&eng->stats.resets);
+	if (b->cls != BK_X) {
+		/* our turn now, established by our own CAS */
+		b->last_n = bk_nbits(l, b->cmp_new);
+		bk_grant(eng, req, out, b->cmp_new, issue);
+		return;
+	}
+	bk_fail(eng, req, out, -EDEADLK);
+	if (bk_overflowed(eng, v))
+		/* once the tickets after ours are done, restart from zero */
+		bk_zero(eng, req, out, bk_all_done(l, v));
+	else
+		bk_finish(eng, req, out);
+}
+
+static void bk_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
+			struct rdlm_out *out)
+{
+	struct rdlm_req *req = cqe->req;
+	struct bk_req *b;
+	u64 issue;
+
+	if (!req)
+		return;
+	b = bk(req);
+	if (b->outstanding)
+		b->outstanding--;
+	issue = b->issue;
+	if (b->phase == BK_FINISH) {
+		bk_finish(eng, req, out);
+		return;
+	}
+	if (cqe->status) {
+		/* connection lost: the verb may or may not have executed */
+		if (b->phase == BK_HELD) {
+			b->flags &= ~BKF_POLLING;
+			bk_lose(eng, req, out);
+			return;
+		}
+		if (b->phase != BK_REL && b->phase != BK_ZERO)
+			bk_fail(eng, req, out, -EIO);
+		bk_finish(eng, req, out);
+		return;
+	}
+	switch (cqe->cookie) {
+	case CK_FA:
+		if (b->phase == BK_FA)
+			bk_on_ticket(eng, req, out, cqe->value);
+		break;
+	case CK_UNDO:
+		if (b->phase != BK_UNDO)
+			break;
+		if (!(b->flags & BKF_CANCEL) &&
+		    out->now - b->ovf_since >= 2 * eng->p.lease_ns * eng->p.kmax) {
+			/* Algorithm 1, line 7: the word is stuck, reset it */
+			b->phase = BK_OCAS;
+			bk_post(eng, req, out, RDLM_VERB_CAS, RDLM_VF_RESET,
+				b->ticket, 0, CK_OCAS);
+			break;
+		}
+		bk_backoff(eng, req, out);
+		break;
+	case CK_OCAS:
+		if (b->phase != BK_OCAS)
+			break;
+		if (cqe->value == b->ticket) {
+			rdlm_stat_inc(&eng->stats.zero_resets);
+			b->flags &= ~BKF_OVF;
+		}
+		bk_backoff(eng, req, out);
+		break;
+	case CK_READ:
+		if (b->phase == BK_READ)
+			bk_observe(eng, req, out, cqe->value, issue);
+		else if (b->phase == BK_HELD)
+			bk_on_upgrade_poll(eng, req, out, cqe->value);
+		break;
+	case CK_RCAS:
+		if (b->phase == BK_RCAS)
+			bk_on_rcas(eng, req, out, cqe->value, issue);
+		break;
+	case CK_REL:
+		if (b->phase != BK_REL)
+			break;
+		if (b->flags & BKF_RESETFROM)
+			bk_zero(eng, req, out, b->reset_from);
+		else
+			bk_finish(eng, req, out);
+		break;
+	case CK_ZERO:
+		if (b->phase == BK_ZERO)
+			bk_on_zero(eng, req, out, cqe->value);
+		break;
+	default:
+		break;
+	}
+}
+
+static int bk_unlock(struct rdlm_engine *eng, struct rdlm_req *req,
+		     struct rdlm_out *out)
+{
+	struct bk_req *b = bk(req);
+
+	switch (b->phase) {
+	case BK_HELD:
+		if (!(b->flags & BKF_LOST) && out->now >= b->lease_end)
+			bk_lose(eng, req, out);
+		if (b->flags & BKF_LOST) {
+			/* Algorithm 3, line 1: no release after the lease */
+			bk_disarm(req);
+			bk_abandon(eng, req, out);
+		} else {
+			bk_release(eng, req, out);
+		}
+		return 0;
+	case BK_BACKOFF:
+		b->flags |= BKF_CANCEL;
+		bk_disarm(req);
+		bk_backoff(eng, req, out);	/* fails it at once */
+		return 0;
+	case BK_FA:
+	case BK_UNDO:
+	case BK_OCAS:
+	case BK_WAIT:
+	case BK_READ:
+	case BK_RCAS:
+		/* a ticket may be ours: wait for the turn, then give it back */
+		b->flags |= BKF_CANCEL;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static void bk_timer(struct rdlm_engine *eng, struct rdlm_req *req,
+		     u64 cookie, struct rdlm_out *out)
+{
+	struct bk_req *b;
+
+	if (!req || cookie != req->timer_cookie) {
+		rdlm_stat_inc(&eng->stats.stale);
+		return;
+	}
+	b = bk(req);
+	switch (b->phase) {
+	case BK_BACKOFF:
+		if (b->flags & BKF_CANCEL)
+			bk_backoff(eng, req, out);
+		else
+			bk_ticket(eng, req, out);
+		break;
+	case BK_WAIT:
+		b->phase = BK_READ;
+		bk_post(eng, req, out, RDLM_VERB_READ, 0, 0, 0, CK_READ);
+		break;
+	case BK_HELD:
+		if (out->now >= b->lease_end) {
+			bk_lose(eng, req, out);
+		} else if (b->stage == 1 && !(b->flags & BKF_POLLING)) {
+			b->flags |= BKF_POLLING;
+			bk_post(eng, req, out, RDLM_VERB_READ, 0, 0, 0, CK_READ);
+		}
+		break;
+	case BK_ZWAIT:
+		b->phase = BK_ZERO;
+		bk_post(eng, req, out, RDLM_VERB_CAS, RDLM_VF_RESET,
+			b->reset_from, 0, CK_ZERO);
+		break;
+	default:
+		break;
+	}
+}
+
+const struct rdlm_engine_ops rdlm_bakery_ops = {
+	.name = "bakery",
+	.lock = bk_lock,
+	.unlock = bk_unlock,
+	.complete = bk_complete,
+	.timer = bk_timer,
+};

@@ -1,0 +1,1073 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlm engine tests: unit tests of each engine's transitions and randomized
+ * simulations with faults.  Prints TAP; exits non-zero on any failure.
+ *
+ *   sim-check            run everything
+ *   sim-check --seed N   replay the randomized runs with one seed
+ */
+#include <stdio.h>
+#include <time.h>
+#include "sim.h"
+
+static int tap_n, tap_fail, t_fail;
+
+#define CHECK(c) do {							\
+	if (!(c)) {							\
+		printf("#   %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+		t_fail++;						\
+	}								\
+} while (0)
+
+static void tap(const char *name, int failed)
+{
+	tap_n++;
+	if (failed)
+		tap_fail++;
+	printf("%s %d - %s\n", failed ? "not ok" : "ok", tap_n, name);
+	fflush(stdout);
+}
+
+/* ---- action capture ---- */
+
+struct cap {
+	struct rdlm_action a[64];
+	int n;
+};
+
+static struct cap cap;
+
+static void cap_emit(struct rdlm_out *out, const struct rdlm_action *act)
+{
+	if (cap.n < 64)
+		cap.a[cap.n++] = *act;
+}
+
+static struct rdlm_out O(u64 now)
+{
+	struct rdlm_out o = { .now = now, .emit = cap_emit };
+
+	cap.n = 0;
+	return o;
+}
+
+static const struct rdlm_action *find(u8 kind, int nth)
+{
+	int i;
+
+	for (i = 0; i < cap.n; i++)
+		if (cap.a[i].kind == kind && !nth--)
+			return &cap.a[i];
+	return NULL;
+}
+
+static const struct rdlm_verb *posted(u8 vkind)
+{
+	int i;
+
+	for (i = 0; i < cap.n; i++)
+		if (cap.a[i].kind == RDLM_ACT_POST && cap.a[i].verb.kind == vkind)
+			return &cap.a[i].verb;
+	return NULL;
+}
+
+static bool has_notice(u8 notice)
+{
+	int i;
+
+	for (i = 0; i < cap.n; i++)
+		if (cap.a[i].kind == RDLM_ACT_NOTICE && cap.a[i].notice == notice)
+			return true;
+	return false;
+}
+
+static int fail_err(void)
+{
+	const struct rdlm_action *a = find(RDLM_ACT_FAIL, 0);
+
+	return a ? a->err : 0;
+}
+
+/* ---- word helpers (four 16-bit fields: nX nS maxX maxS) ---- */
+
+static u64 W4(u64 nx, u64 ns, u64 mx, u64 ms)
+{
+	return nx << 48 | ns << 32 | mx << 16 | ms;
+}
+
+static u64 W6(u64 nx, u64 ns, u64 nu, u64 mx, u64 ms, u64 mu)
+{
+	return nx << 50 | ns << 40 | nu << 30 | mx << 20 | ms << 10 | mu;
+}
+
+#define LEASE	1000000ULL	/* 1 ms in unit tests */
+#define OMEGA	5000ULL
+
+static struct rdlm_engine E;
+
+static void eng_setup(const struct rdlm_engine_ops *ops, u8 update, u32 kmax)
+{
+	struct rdlm_engine_params p;
+
+	memset(&p, 0, sizeof(p));
+	rdlm_engine_default_params(&p);
+	p.node = 0;
+	p.nr_nodes = 4;
+	p.nr_slots = 16;
+	p.nr_reqs = 8;
+	p.lease_ns = LEASE;
+	p.omega_ns = OMEGA;
+	p.update_locks = update;
+	p.kmax = kmax;
+	p.seed = 7;
+	if (rdlm_engine_init(&E, ops, &p))
+		abort();
+}
+
+static struct rdlm_req *mkreq(u8 mode, u16 k)
+{
+	struct rdlm_req *r = rdlm_req_alloc(&E);
+
+	r->node = 1;
+	r->slot = 3;
+	r->mode = mode;
+	r->slots = k;
+	return r;
+}
+
+/* complete the single outstanding verb of @r with @value */
+static void cqe(struct rdlm_req *r, u64 cookie, u8 kind, u64 value, u64 now)
+{
+	struct rdlm_cqe c = { .req = r, .cookie = cookie, .kind = kind,
+			      .value = value };
+	struct rdlm_out o = O(now);
+
+	E.ops->complete(&E, &c, &o);
+}
+
+static u64 last_cookie;
+
+static const struct rdlm_verb *expect_post(u8 kind)
+{
+	const struct rdlm_verb *v = posted(kind);
+
+	if (v)
+		last_cookie = v->cookie;
+	return v;
+}
+
+static void fire(struct rdlm_req *r, u64 now)
+{
+	struct rdlm_out o = O(now);
+
+	E.ops->timer(&E, r, r->timer_cookie, &o);
+}
+
+static u64 timer_delay(void)
+{
+	const struct rdlm_action *a = find(RDLM_ACT_TIMER, 0);
+
+	return a ? a->delay_ns : U64_MAX;
+}
+
+/* ---- bakery: Algorithm 1 ---- */
+
+static void t_bk_acquire(void)
+{
+	const struct rdlm_verb *v;
+	const struct rdlm_action *g;
+	struct rdlm_req *r;
+	struct rdlm_out o;
+
+	eng_setup(&rdlm_bakery_ops, 0, 1);
+	/* shared, uncontended: FA maxS += 1, granted at once (lines 2-3, 12-13) */
+	r = mkreq(RDLM_MODE_SH, 1);
+	o = O(100);
+	CHECK(E.ops->lock(&E, r, &o) == 0);
+	v = expect_post(RDLM_VERB_FA);
+	CHECK(v && v->arg0 == 1 && v->node == 1 && v->slot == 3);
+	CHECK(v && (v->flags & RDLM_VF_ENQUEUE));
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(2, 5, 2, 5), 200);
+	g = find(RDLM_ACT_GRANT, 0);
+	CHECK(g && g->mode == RDLM_MODE_SH);
+	CHECK(g && g->lease_end == 100 + LEASE);	/* from the FA issue */
+	CHECK(timer_delay() == 100 + LEASE - 200);
+	/* release within the lease: one FA nS += 1 (Alg. 3 lines 2-3) */
+	o = O(300);
+	CHECK(E.ops->unlock(&E, r, &o) == 0);
+	v = expect_post(RDLM_VERB_FA);
+	CHECK(v && v->arg0 == 1ULL << 32);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(2, 5, 2, 6), 400);
+	CHECK(find(RDLM_ACT_DONE, 0));
+	rdlm_req_free(&E, r);
+
+	/* exclusive, uncontended: FA maxX += 1, needs nX and nS (16-17, 26-27) */
+	r = mkreq(RDLM_MODE_EX, 1);
+	o = O(1000);
+	CHECK(E.ops->lock(&E, r, &o) == 0);
+	v = expect_post(RDLM_VERB_FA);
+	CHECK(v && v->arg0 == 1ULL << 16);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(3, 6, 3, 6), 1100);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+	o = O(1200);
+	E.ops->unlock(&E, r, &o);
+	v = expect_post(RDLM_VERB_FA);
+	CHECK(v && v->arg0 == 1ULL << 48);
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 1300);
+	CHECK(find(RDLM_ACT_DONE, 0));
+	rdlm_req_free(&E, r);
+
+	/* exclusive behind shared holders: conflict (line 29) */
+	r = mkreq(RDLM_MODE_EX, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(1, 1, 1, 4), 2500);
+	CHECK(!find(RDLM_ACT_GRANT, 0));
+	/* Alg. 2 line 20: wait (maxX-nX + maxS-nS) x omega = 3 omega */
+	CHECK(timer_delay() == 3 * OMEGA);
+	rdlm_engine_fini(&E);
+}
+
+static void t_bk_overflow(void)
+{
+	const struct rdlm_verb *v;
+	struct rdlm_req *r;
+	struct rdlm_out o;
+	u64 t;
+
+	eng_setup(&rdlm_bakery_ops, 0, 1);
+	/* shared FA meets maxS at COUNT_MAX: undo, backoff, retry (4-6) */
+	r = mkreq(RDLM_MODE_SH, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(10, 32760, 10, 32768), 2000);
+	v = expect_post(RDLM_VERB_FA);
+	CHECK(v && v->arg0 == (u64)-1 && (v->flags & RDLM_VF_DEQUEUE));
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 3000);
+	t = timer_delay();
+	CHECK(t <= 10000);			/* R x 2^0 */
+	fire(r, 3000 + t);
+	v = expect_post(RDLM_VERB_FA);		/* retried */
+	CHECK(v && v->arg0 == 1);
+	/* exclusive side: maxX at COUNT_MAX (18-20); backoff window doubles */
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(32768, 10, 32768, 10), 20000);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 21000);
+	t = timer_delay();
+	CHECK(t <= 20000);			/* R x 2^1 */
+	/* line 7: n unchanged for twice the lease since the first failure */
+	fire(r, 21000 + t);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(32768, 10, 32768, 10),
+	    20000 + 2 * LEASE);
+	expect_post(RDLM_VERB_FA);		/* undo first */
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 20001 + 2 * LEASE);
+	v = expect_post(RDLM_VERB_CAS);
+	CHECK(v && v->arg0 == W4(32768, 10, 32768, 10) && v->arg1 == 0 &&
+	      (v->flags & RDLM_VF_RESET));
+	cqe(r, last_cookie, RDLM_VERB_CAS, W4(32768, 10, 32768, 10),
+	    2002 + 2 * LEASE);
+	CHECK(rdlm_stat_read(&E.stats.zero_resets) == 1);
+	fire(r, 3 * LEASE);
+	v = expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 3 * LEASE + 100);
+	CHECK(find(RDLM_ACT_GRANT, 0));		/* fresh word: granted */
+	CHECK(rdlm_stat_read(&E.stats.overflows) == 3);
+	rdlm_engine_fini(&E);
+}
+
+static void t_bk_resetfrom(void)
+{
+	const struct rdlm_verb *v;
+	struct rdlm_req *r;
+	struct rdlm_out o;
+	u64 t;
+
+	eng_setup(&rdlm_bakery_ops, 0, 1);
+	/* Figure 6: shared ticket with maxS = COUNT_MAX - 1 (lines 10-11) */
+	r = mkreq(RDLM_MODE_SH, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(29998, 32765, 30000, 32767), 100);
+	CHECK(!find(RDLM_ACT_GRANT, 0));
+	fire(r, 200);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(30000, 32765, 30000, 32768), 300);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+	/* Alg. 3: release FA, then CAS(ResetFrom -> 0) until it succeeds */
+	o = O(400);
+	E.ops->unlock(&E, r, &o);
+	v = expect_post(RDLM_VERB_FA);
+	CHECK(v && v->arg0 == 1ULL << 32);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(30000, 32767, 30000, 32768), 500);
+	v = expect_post(RDLM_VERB_CAS);
+	CHECK(v && v->arg0 == W4(30000, 32768, 30000, 32768) && v->arg1 == 0);
+	/* someone's FA not undone yet: CAS fails, backoff, retry */
+	cqe(r, last_cookie, RDLM_VERB_CAS, W4(30000, 32768, 30001, 32768), 600);
+	CHECK(!find(RDLM_ACT_DONE, 0));
+	t = timer_delay();
+	fire(r, 600 + t);
+	v = expect_post(RDLM_VERB_CAS);
+	CHECK(v && v->arg0 == W4(30000, 32768, 30000, 32768));
+	cqe(r, last_cookie, RDLM_VERB_CAS, W4(30000, 32768, 30000, 32768), 900);
+	CHECK(find(RDLM_ACT_DONE, 0));
+	CHECK(rdlm_stat_read(&E.stats.zero_resets) == 1);
+	rdlm_req_free(&E, r);
+
+	/* exclusive ticket at COUNT_MAX - 1 (lines 24-25), lease lost at
+	 * release: no FA, CAS from the word without our increment
+	 */
+	r = mkreq(RDLM_MODE_EX, 1);
+	o = O(1000);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(32767, 40, 32767, 40), 1100);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+	fire(r, 1000 + LEASE);
+	CHECK(has_notice(RDLM_NOTICE_LOST));
+	o = O(2000 + LEASE);
+	E.ops->unlock(&E, r, &o);
+	CHECK(!posted(RDLM_VERB_FA));
+	v = expect_post(RDLM_VERB_CAS);
+	CHECK(v && v->arg0 == W4(32767, 40, 32768, 40) && v->arg1 == 0);
+	/* someone else reset the word meanwhile: stop */
+	cqe(r, last_cookie, RDLM_VERB_CAS, W4(1, 1, 2, 1), 3000 + LEASE);
+	CHECK(find(RDLM_ACT_DONE, 0));
+	rdlm_engine_fini(&E);
+}
+
+/* ---- bakery: Algorithm 2 ---- */
+
+static void t_bk_conflict(void)
+{
+	struct rdlm_req *r;
+	struct rdlm_out o;
+
+	eng_setup(&rdlm_bakery_ops, 0, 1);
+	/* shared behind an exclusive holder: granted when nX = prev(maxX) */
+	r = mkreq(RDLM_MODE_SH, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(4, 2, 5, 2), 100);
+	CHECK(timer_delay() == OMEGA);
+	fire(r, 5000);
+	CHECK(expect_post(RDLM_VERB_READ));
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(4, 2, 5, 4), 6000);
+	CHECK(!find(RDLM_ACT_GRANT, 0));
+	fire(r, 11000);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(5, 2, 6, 4), 12000);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+	/* someone queued after us: told once */
+	CHECK(has_notice(RDLM_NOTICE_BLOCKING));
+	/* lease counts from the last READ that did not show the grant */
+	CHECK(find(RDLM_ACT_GRANT, 0)->lease_end == 5000 + LEASE);
+	rdlm_req_free(&E, r);
+
+	/* exclusive: needs both (lines 8-10) */
+	r = mkreq(RDLM_MODE_EX, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(1, 1, 1, 4), 100);
+	fire(r, 20000);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(1, 3, 2, 4), 21000);
+	CHECK(!find(RDLM_ACT_GRANT, 0));
+	CHECK(timer_delay() == OMEGA);		/* one ahead now */
+	fire(r, 30000);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(1, 4, 2, 5), 31000);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+	rdlm_req_free(&E, r);
+
+	/* reset detected: prev(maxX) < val(nX) (lines 3-4) */
+	r = mkreq(RDLM_MODE_EX, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(1, 1, 3, 1), 100);
+	fire(r, 10000);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(4, 1, 5, 1), 11000);
+	CHECK(fail_err() == -EDEADLK);
+	CHECK(find(RDLM_ACT_DONE, 0));
+	rdlm_req_free(&E, r);
+
+	/* counters went backwards (reset to zero): fail too */
+	r = mkreq(RDLM_MODE_EX, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(100, 1, 103, 1), 100);
+	fire(r, 10000);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(3, 0, 104, 1), 11000);
+	CHECK(fail_err() == -EDEADLK);
+	rdlm_engine_fini(&E);
+}
+
+static void t_bk_shared_ambiguity(void)
+{
+	struct rdlm_req *r;
+	struct rdlm_out o;
+
+	eng_setup(&rdlm_bakery_ops, 0, 1);
+	/* readers behind us were granted with us and already left: nS passed
+	 * our ticket soon after a change we saw: still our grant
+	 */
+	r = mkreq(RDLM_MODE_SH, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(4, 2, 5, 2), 100);
+	fire(r, 5000);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(5, 3, 5, 6), 6000);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+	rdlm_req_free(&E, r);
+	/* the same picture after a long quiet time: still ours, since resets
+	 * by readers leave nS alone and writers behind us move nX too
+	 */
+	r = mkreq(RDLM_MODE_SH, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(4, 2, 5, 2), 100);
+	fire(r, LEASE / 4);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(4, 2, 5, 2), LEASE / 4 + 100);
+	fire(r, 2 * LEASE);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(5, 3, 5, 6), 2 * LEASE + 200);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+	rdlm_req_free(&E, r);
+	/* ... but an exclusive reset behind us moves nX past our ticket */
+	r = mkreq(RDLM_MODE_SH, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(4, 2, 5, 2), 100);
+	fire(r, LEASE);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(6, 3, 6, 3), LEASE + 200);
+	CHECK(!find(RDLM_ACT_GRANT, 0));
+	CHECK(fail_err() == -EDEADLK);
+	rdlm_engine_fini(&E);
+}
+
+static void t_bk_lease_reset(void)
+{
+	const struct rdlm_verb *v;
+	struct rdlm_req *r;
+	struct rdlm_out o;
+	u64 t = 100;
+
+	eng_setup(&rdlm_bakery_ops, 0, 1);
+	/* shared waiter, holder dead: reset_val {prev maxX, prev maxS + 1,
+	 * val maxX, val maxS} (lines 11-13, 16)
+	 */
+	r = mkreq(RDLM_MODE_SH, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(1, 1, 2, 3), t);
+	/* a change of nS alone is progress: the clock restarts */
+	fire(r, LEASE);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(1, 2, 2, 4), LEASE + 100);
+	CHECK(!posted(RDLM_VERB_CAS));
+	t = LEASE + 100;
+	while (!posted(RDLM_VERB_CAS) && t < 10 * LEASE) {
+		t += LEASE / 4;
+		fire(r, t);
+		if (!expect_post(RDLM_VERB_READ))
+			break;
+		cqe(r, last_cookie, RDLM_VERB_READ, W4(1, 2, 2, 4), t + 10);
+	}
+	CHECK(t + 10 >= LEASE + 100 + 2 * LEASE);	/* not before 2 x lease */
+	CHECK(t < LEASE + 100 + 3 * LEASE);
+	v = expect_post(RDLM_VERB_CAS);
+	/* a reader skips the writers before it and leaves nS alone */
+	CHECK(v && v->arg0 == W4(1, 2, 2, 4) && v->arg1 == W4(2, 2, 2, 4));
+	CHECK(v && (v->flags & RDLM_VF_RESET));
+	/* CAS lost a race: the returned value is a fresh observation */
+	cqe(r, last_cookie, RDLM_VERB_CAS, W4(1, 3, 2, 4), t + 100);
+	CHECK(!find(RDLM_ACT_FAIL, 0) && timer_delay() != U64_MAX);
+	/* stall again, reset wins: the reader is granted, lease from the CAS */
+	do {
+		t += LEASE / 4;
+		fire(r, t);
+		if (!expect_post(RDLM_VERB_READ))
+			break;
+		cqe(r, last_cookie, RDLM_VERB_READ, W4(1, 3, 2, 4), t + 10);
+	} while (!posted(RDLM_VERB_CAS) && t < 20 * LEASE);
+	v = expect_post(RDLM_VERB_CAS);
+	CHECK(v && v->arg1 == W4(2, 3, 2, 4));
+	cqe(r, last_cookie, RDLM_VERB_CAS, W4(1, 3, 2, 4), t + 20);
+	CHECK(find(RDLM_ACT_GRANT, 0) &&
+	      find(RDLM_ACT_GRANT, 0)->lease_end == t + 10 + LEASE);
+	CHECK(rdlm_stat_read(&E.stats.resets) == 1);
+	rdlm_req_free(&E, r);
+
+	/* exclusive waiter: reset_val {prev maxX + 1, prev maxS, ...} (14-15),
+	 * success -> Failure (line 19)
+	 */
+	r = mkreq(RDLM_MODE_EX, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(1, 1, 2, 1), 100);
+	t = 100;
+	do {
+		t += LEASE / 4;
+		fire(r, t);
+		if (!expect_post(RDLM_VERB_READ))
+			break;
+		cqe(r, last_cookie, RDLM_VERB_READ, W4(1, 1, 3, 1), t + 10);
+	} while (!posted(RDLM_VERB_CAS) && t < 10 * LEASE);
+	v = expect_post(RDLM_VERB_CAS);
+	CHECK(v && v->arg1 == W4(3, 1, 3, 1));
+	cqe(r, last_cookie, RDLM_VERB_CAS, W4(1, 1, 3, 1), t + 20);
+	CHECK(fail_err() == -EDEADLK);
+	CHECK(find(RDLM_ACT_DONE, 0));
+	CHECK(rdlm_stat_read(&E.stats.resets) == 2);
+	rdlm_req_free(&E, r);
+
+	/* reset while counters are at COUNT_MAX: then back to zero (17-18) */
+	r = mkreq(RDLM_MODE_EX, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(5, 0, 6, 0), 100);
+	t = 100;
+	do {
+		t += LEASE / 4;
+		fire(r, t);
+		if (!expect_post(RDLM_VERB_READ))
+			break;
+		cqe(r, last_cookie, RDLM_VERB_READ, W4(5, 0, 32768, 0), t + 10);
+	} while (!posted(RDLM_VERB_CAS) && t < 10 * LEASE);
+	v = expect_post(RDLM_VERB_CAS);
+	CHECK(v && v->arg1 == W4(7, 0, 32768, 0));
+	cqe(r, last_cookie, RDLM_VERB_CAS, W4(5, 0, 32768, 0), t + 20);
+	CHECK(fail_err() == -EDEADLK);
+	v = expect_post(RDLM_VERB_CAS);
+	CHECK(v && v->arg0 == W4(32768, 0, 32768, 0) && v->arg1 == 0);
+	cqe(r, last_cookie, RDLM_VERB_CAS, W4(32768, 0, 32768, 0), t + 30);
+	CHECK(find(RDLM_ACT_DONE, 0));
+	rdlm_engine_fini(&E);
+}
+
+/* ---- bakery: leases, multi-slot, update locks, cancel ---- */
+
+static void t_bk_lease_multislot(void)
+{
+	const struct rdlm_verb *v;
+	const struct rdlm_action *g;
+	struct rdlm_req *r;
+	struct rdlm_out o;
+
+	eng_setup(&rdlm_bakery_ops, 0, 4);
+	/* k = 3: FA by 3, lease 3 x, release by 3 */
+	r = mkreq(RDLM_MODE_EX, 3);
+	o = O(0);
+	CHECK(E.ops->lock(&E, r, &o) == 0);
+	v = expect_post(RDLM_VERB_FA);
+	CHECK(v && v->arg0 == 3ULL << 16);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(0, 0, 0, 0), 100);
+	g = find(RDLM_ACT_GRANT, 0);
+	CHECK(g && g->lease_end == 3 * LEASE);
+	o = O(2 * LEASE);
+	E.ops->unlock(&E, r, &o);
+	v = expect_post(RDLM_VERB_FA);
+	CHECK(v && v->arg0 == 3ULL << 48);
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 2 * LEASE + 100);
+	rdlm_req_free(&E, r);
+	/* k above kmax refused */
+	r = mkreq(RDLM_MODE_EX, 5);
+	o = O(0);
+	CHECK(E.ops->lock(&E, r, &o) == -EINVAL);
+	rdlm_req_free(&E, r);
+	/* a waiter behind 3 slots waits 2 x lease x 3 before resetting */
+	r = mkreq(RDLM_MODE_EX, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(0, 0, 3, 0), 100);
+	{
+		u64 t = 100;
+
+		do {
+			t += LEASE / 4;
+			fire(r, t);
+			if (!expect_post(RDLM_VERB_READ))
+				break;
+			cqe(r, last_cookie, RDLM_VERB_READ, W4(0, 0, 4, 0),
+			    t + 10);
+		} while (!posted(RDLM_VERB_CAS) && t < 20 * LEASE);
+		CHECK(t >= 6 * LEASE);
+	}
+	rdlm_req_free(&E, r);
+
+	/* expired lease: LOST notice, release posts nothing (Alg. 3 line 1) */
+	r = mkreq(RDLM_MODE_SH, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 100);
+	o = O(LEASE + 1);			/* timer not run yet */
+	E.ops->unlock(&E, r, &o);
+	CHECK(has_notice(RDLM_NOTICE_LOST));
+	CHECK(!posted(RDLM_VERB_FA));
+	CHECK(find(RDLM_ACT_DONE, 0));
+	rdlm_engine_fini(&E);
+}
+
+static void t_bk_update(void)
+{
+	const struct rdlm_verb *v;
+	const struct rdlm_action *g;
+	struct rdlm_req *r, *s2;
+	struct rdlm_out o;
+
+	eng_setup(&rdlm_bakery_ops, 1, 1);
+	/* Figure 7: two readers hold, update request gets the read grant */
+	r = mkreq(RDLM_MODE_UP, 1);
+	o = O(0);
+	CHECK(E.ops->lock(&E, r, &o) == 0);
+	v = expect_post(RDLM_VERB_FA);
+	CHECK(v && v->arg0 == 1);		/* maxU is the lowest field */
+	cqe(r, last_cookie, RDLM_VERB_FA, W6(0, 0, 0, 0, 2, 0), 100);
+	g = find(RDLM_ACT_GRANT, 0);
+	CHECK(g && g->mode == RDLM_MODE_UP);
+	CHECK(!has_notice(RDLM_NOTICE_UPGRADED));
+	fire(r, 100 + OMEGA * 2);
+	CHECK(expect_post(RDLM_VERB_READ));
+	cqe(r, last_cookie, RDLM_VERB_READ, W6(0, 1, 0, 0, 2, 1), 20000);
+	CHECK(!has_notice(RDLM_NOTICE_UPGRADED));
+	fire(r, 30000);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W6(0, 2, 0, 0, 2, 1), 31000);
+	CHECK(has_notice(RDLM_NOTICE_UPGRADED));
+	/* a reader arriving after the update lock waits for it */
+	s2 = mkreq(RDLM_MODE_SH, 1);
+	o = O(32000);
+	E.ops->lock(&E, s2, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(s2, last_cookie, RDLM_VERB_FA, W6(0, 2, 0, 0, 2, 1), 33000);
+	CHECK(!find(RDLM_ACT_GRANT, 0));
+	/* release of the update lock: one FA on nU */
+	o = O(40000);
+	E.ops->unlock(&E, r, &o);
+	v = expect_post(RDLM_VERB_FA);
+	CHECK(v && v->arg0 == 1ULL << 30);
+	/* update locks need the six-counter layout */
+	rdlm_engine_fini(&E);
+	eng_setup(&rdlm_bakery_ops, 0, 1);
+	r = mkreq(RDLM_MODE_UP, 1);
+	o = O(0);
+	CHECK(E.ops->lock(&E, r, &o) == -EOPNOTSUPP);
+	rdlm_engine_fini(&E);
+}
+
+static void t_bk_cancel_and_errors(void)
+{
+	const struct rdlm_verb *v;
+	struct rdlm_req *r;
+	struct rdlm_out o;
+	struct rdlm_cqe c;
+
+	eng_setup(&rdlm_bakery_ops, 0, 1);
+	/* cancel while waiting: take the turn, give it back, -ECANCELED */
+	r = mkreq(RDLM_MODE_EX, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(0, 0, 1, 0), 100);
+	o = O(200);
+	CHECK(E.ops->unlock(&E, r, &o) == 0);
+	fire(r, 5000);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(1, 0, 2, 0), 6000);
+	CHECK(!find(RDLM_ACT_GRANT, 0));
+	CHECK(fail_err() == -ECANCELED);
+	v = expect_post(RDLM_VERB_FA);
+	CHECK(v && v->arg0 == 1ULL << 48);
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 7000);
+	CHECK(find(RDLM_ACT_DONE, 0));
+	rdlm_req_free(&E, r);
+	/* fabric error on the ticket FA: -EIO */
+	r = mkreq(RDLM_MODE_EX, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	memset(&c, 0, sizeof(c));
+	c.req = r;
+	c.cookie = last_cookie;
+	c.status = -EIO;
+	o = O(100);
+	E.ops->complete(&E, &c, &o);
+	CHECK(fail_err() == -EIO && find(RDLM_ACT_DONE, 0));
+	rdlm_req_free(&E, r);
+	/* stale timers are ignored */
+	r = mkreq(RDLM_MODE_EX, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	o = O(10);
+	E.ops->timer(&E, r, r->timer_cookie + 5, &o);
+	CHECK(cap.n == 0);
+	CHECK(E.stats.verbs[RDLM_VERB_FA] > 0 && E.stats.verbs[RDLM_VERB_READ] > 0);
+	rdlm_engine_fini(&E);
+}
+
+/* ---- central ---- */
+
+static struct rdlm_engine H;	/* home engine, node 1 */
+
+static void home_setup(u32 entries)
+{
+	struct rdlm_engine_params p;
+
+	memset(&p, 0, sizeof(p));
+	rdlm_engine_default_params(&p);
+	p.node = 1;
+	p.nr_nodes = 4;
+	p.nr_slots = 16;
+	p.nr_reqs = 8;
+	p.home_entries = entries;
+	p.lease_ns = LEASE;
+	if (rdlm_engine_init(&H, &rdlm_central_ops, &p))
+		abort();
+}
+
+/* deliver the SEND captured in cap.a[i] to @to, from @from */
+static void deliver(struct rdlm_engine *to, const struct rdlm_verb *v,
+		    u32 from, u64 now)
+{
+	struct rdlm_rx rx;
+	struct rdlm_out o;
+
+	memset(&rx, 0, sizeof(rx));
+	rx.kind = RDLM_VERB_SEND;
+	rx.src = from;
+	rx.msg = v->msg;
+	o = O(now);
+	to->ops->recv(to, &rx, &o);
+}
+
+static int count_msgs(u16 type)
+{
+	int i, n = 0;
+
+	for (i = 0; i < cap.n; i++)
+		if (cap.a[i].kind == RDLM_ACT_POST &&
+		    cap.a[i].verb.kind == RDLM_VERB_SEND &&
+		    cap.a[i].verb.msg.type == type)
+			n++;
+	return n;
+}
+
+static void t_central(void)
+{
+	struct rdlm_verb lk1, lk2, lk3, gr, ul;
+	struct rdlm_req *a, *b, *c;
+	struct rdlm_out o;
+	const struct rdlm_verb *v;
+
+	eng_setup(&rdlm_central_ops, 0, 1);
+	home_setup(0);
+	/* a: exclusive, granted */
+	a = mkreq(RDLM_MODE_EX, 1);
+	o = O(0);
+	CHECK(E.ops->lock(&E, a, &o) == 0);
+	v = posted(RDLM_VERB_SEND);
+	CHECK(v && v->msg.type == RDLM_MSG_LOCK && v->node == 1);
+	lk1 = *v;
+	deliver(&H, &lk1, 0, 1000);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 1);
+	gr = *posted(RDLM_VERB_SEND);
+	CHECK(gr.node == 0);
+	deliver(&E, &gr, 1, 2000);
+	CHECK(find(RDLM_ACT_GRANT, 0) &&
+	      find(RDLM_ACT_GRANT, 0)->lease_end == LEASE);
+	/* b: shared, queued; a told someone waits */
+	b = mkreq(RDLM_MODE_SH, 1);
+	o = O(3000);
+	E.ops->lock(&E, b, &o);
+	lk2 = *posted(RDLM_VERB_SEND);
+	deliver(&H, &lk2, 0, 4000);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 0);
+	CHECK(count_msgs(RDLM_MSG_BLOCKING) == 1);
+	deliver(&E, posted(RDLM_VERB_SEND), 1, 4500);
+	CHECK(has_notice(RDLM_NOTICE_BLOCKING));
+	/* c: shared, queued behind b */
+	c = mkreq(RDLM_MODE_SH, 1);
+	o = O(5000);
+	E.ops->lock(&E, c, &o);
+	lk3 = *posted(RDLM_VERB_SEND);
+	deliver(&H, &lk3, 0, 5500);
+	CHECK(count_msgs(RDLM_MSG_BLOCKING) == 0);	/* only once */
+	/* a unlocks: b and c granted together */
+	o = O(6000);
+	CHECK(E.ops->unlock(&E, a, &o) == 0);
+	ul = *posted(RDLM_VERB_SEND);
+	CHECK(ul.msg.type == RDLM_MSG_UNLOCK);
+	deliver(&H, &ul, 0, 7000);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 2);
+	/* a stale UNLOCK (same token again) is ignored */
+	deliver(&H, &ul, 0, 7100);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 0 &&
+	      rdlm_stat_read(&H.stats.stale) == 1);
+	/* an exclusive request now queues; shared ones after it wait (FIFO) */
+	{
+		struct rdlm_req *d = mkreq(RDLM_MODE_EX, 1), *e2;
+		struct rdlm_verb lk4, lk5;
+
+		o = O(8000);
+		E.ops->lock(&E, d, &o);
+		lk4 = *posted(RDLM_VERB_SEND);
+		deliver(&H, &lk4, 0, 8100);
+		CHECK(count_msgs(RDLM_MSG_GRANT) == 0);
+		e2 = mkreq(RDLM_MODE_SH, 1);
+		o = O(8200);
+		E.ops->lock(&E, e2, &o);
+		lk5 = *posted(RDLM_VERB_SEND);
+		deliver(&H, &lk5, 0, 8300);
+		CHECK(count_msgs(RDLM_MSG_GRANT) == 0);
+		/* holders b, c die: the home's lease (2 x) frees them */
+		o = O(7000 + 2 * LEASE);
+		H.ops->timer(&H, NULL, 1, &o);
+		CHECK(count_msgs(RDLM_MSG_GRANT) == 1);	/* d only */
+		v = posted(RDLM_VERB_SEND);
+		CHECK(v && v->msg.reqid == rdlm_req_id(d));
+	}
+	rdlm_engine_fini(&H);
+
+	/* full home: BUSY, the requester backs off and retries */
+	home_setup(1);
+	o = O(0);
+	deliver(&H, &lk1, 0, 0);
+	deliver(&H, &lk2, 0, 10);
+	CHECK(count_msgs(RDLM_MSG_BUSY) == 1);
+	rdlm_engine_fini(&H);
+	rdlm_engine_fini(&E);
+
+	/* a GRANT for a request that gave up is handed back */
+	eng_setup(&rdlm_central_ops, 0, 1);
+	a = mkreq(RDLM_MODE_EX, 1);
+	o = O(0);
+	E.ops->lock(&E, a, &o);
+	gr.msg.reqid = rdlm_req_id(a) + (1ULL << 32);	/* wrong generation */
+	deliver(&E, &gr, 1, 100);
+	CHECK(count_msgs(RDLM_MSG_UNLOCK) == 1);
+	/* update mode is not a central mode */
+	b = mkreq(RDLM_MODE_UP, 1);
+	o = O(0);
+	CHECK(E.ops->lock(&E, b, &o) == -EOPNOTSUPP);
+	rdlm_engine_fini(&E);
+}
+
+static void t_engine_common(void)
+{
+	struct rdlm_engine_params p;
+	struct rdlm_req *r[8];
+	u64 max = 0, b;
+	int i;
+
+	CHECK(rdlm_engine_find("bakery") == &rdlm_bakery_ops);
+	CHECK(rdlm_engine_find("central") == &rdlm_central_ops);
+	CHECK(!rdlm_engine_find("nope"));
+	memset(&p, 0, sizeof(p));
+	CHECK(rdlm_engine_init(&E, &rdlm_bakery_ops, &p) == -EINVAL);
+	eng_setup(&rdlm_bakery_ops, 0, 1);
+	CHECK(E.p.lease_ns == LEASE && E.p.backoff_r_ns == 10000 &&
+	      E.p.backoff_l_ns == 10000000);
+	for (i = 0; i < 8; i++)
+		CHECK((r[i] = rdlm_req_alloc(&E)) != NULL);
+	CHECK(!rdlm_req_alloc(&E));		/* never more than preallocated */
+	CHECK(rdlm_req_lookup(&E, rdlm_req_id(r[3])) == r[3]);
+	rdlm_req_free(&E, r[3]);
+	CHECK(!rdlm_req_lookup(&E, rdlm_req_id(r[3])));
+	/* truncated BEB: window min(R 2^(c-1), L) */
+	for (i = 0; i < 1000; i++) {
+		b = rdlm_engine_backoff(&E, 30);
+		if (b > max)
+			max = b;
+		CHECK(rdlm_engine_backoff(&E, 1) <= 10000);
+	}
+	CHECK(max <= 10000000 && max > 5000000);
+	CHECK(rdlm_word_apply(5, RDLM_VERB_FA, 3, 0) == 8);
+	CHECK(rdlm_word_apply(5, RDLM_VERB_CAS, 5, 9) == 9);
+	CHECK(rdlm_word_apply(5, RDLM_VERB_CAS, 4, 9) == 5);
+	rdlm_engine_fini(&E);
+}
+
+/* ---- randomized simulations ---- */
+
+static u64 only_seed;
+
+static void sim_cfg_faulty(struct sim_cfg *c, const struct rdlm_engine_ops *ops)
+{
+	sim_default_cfg(c);
+	c->ops = ops;
+	c->nodes = 8;
+	c->clients = 4;
+	c->nlocks = 64;
+	c->slots = 64;
+	c->nops = 100000;
+	c->alpha = 1.5;
+	c->rho = 0.5;
+	c->ep.lease_ns = 200000;	/* 200 us: faults resolve quickly */
+	c->ep.backoff_l_ns = 200000;
+	c->hold = 3000;
+	c->think = 2000;
+	c->crashes = 1;
+	c->pauses = 6;
+	c->pause_len = 1000000;		/* 1 ms, five leases */
+	c->delay_pct = 5;
+	c->delay_max = 20000;
+	c->err_timeout = 50000;
+	c->fault_window = 40000000;
+	c->fifo_check = ops == &rdlm_bakery_ops;
+	c->quiet = false;
+}
+
+static int run_seeds(const char *name, struct sim_cfg *c, int nseeds)
+{
+	u64 seeds[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	u64 viol = 0, stuck = 0, grants = 0, resets = 0, zr = 0, lost = 0;
+	u64 ovf = 0, fails = 0;
+	struct sim_result res;
+	int i, bad = 0;
+
+	for (i = 0; i < nseeds; i++) {
+		c->seed = only_seed ? only_seed : seeds[i] * 7919 + 13;
+		if (sim_run(c, &res)) {
+			printf("# %s: simulator setup failed\n", name);
+			return 1;
+		}
+		viol += res.violations + res.fifo_violations;
+		stuck += res.stuck;
+		grants += res.grants;
+		resets += res.resets;
+		zr += res.zero_resets;
+		lost += res.lost;
+		ovf += res.overflows;
+		fails += res.fails;
+		if (res.violations || res.fifo_violations || res.stuck ||
+		    res.grants < c->nops) {
+			printf("# %s seed %llu: %llu safety, %llu FIFO violations, %llu stuck, %llu grants; replay: sim-check --seed %llu\n",
+			       name, (unsigned long long)c->seed,
+			       (unsigned long long)res.violations,
+			       (unsigned long long)res.fifo_violations,
+			       (unsigned long long)res.stuck,
+			       (unsigned long long)res.grants,
+			       (unsigned long long)c->seed);
+			if (res.first_violation[0])
+				printf("#   %s\n", res.first_violation);
+			bad = 1;
+		}
+		sim_result_free(&res);
+		if (only_seed)
+			break;
+	}
+	printf("# %s: %d seeds, %llu grants, %llu fails, %llu leases lost, %llu resets, %llu zero resets, %llu overflows, %llu violations\n",
+	       name, only_seed ? 1 : nseeds, (unsigned long long)grants,
+	       (unsigned long long)fails, (unsigned long long)lost,
+	       (unsigned long long)resets, (unsigned long long)zr,
+	       (unsigned long long)ovf, (unsigned long long)viol);
+	return bad;
+}
+
+static void randomized(void)
+{
+	struct sim_cfg c;
+
+	if (getenv("SIM_NOFAULT")) {
+		sim_cfg_faulty(&c, &rdlm_bakery_ops);
+		c.crashes = c.pauses = c.delay_pct = 0;
+		if (getenv("SIM_KMAX")) {
+			c.ep.kmax = 8;
+			c.long_ratio = 0.01;
+			c.long_hold = 600000;
+			c.long_k = 4;
+		}
+		run_seeds("nofault", &c, 2);
+		return;
+	}
+
+	sim_cfg_faulty(&c, &rdlm_bakery_ops);
+	tap("sim bakery NIC atomics, crash+pause+delay, 100k ops x 3 seeds",
+	    run_seeds("bakery-nic", &c, 3));
+
+	sim_cfg_faulty(&c, &rdlm_bakery_ops);
+	c.ep.atomic_mode = RDLM_ATOMIC_CPU;
+	tap("sim bakery CPU atomics, crash+pause+delay, 100k ops x 2 seeds",
+	    run_seeds("bakery-cpu", &c, 2));
+
+	sim_cfg_faulty(&c, &rdlm_bakery_ops);
+	c.ep.count_max = 200;	/* overflow handling all the time */
+	c.alpha = 3.0;
+	tap("sim bakery COUNT_MAX 200 (overflow, ResetFrom), faults, 100k ops x 2 seeds",
+	    run_seeds("bakery-overflow", &c, 2));
+
+	sim_cfg_faulty(&c, &rdlm_bakery_ops);
+	c.ep.update_locks = 1;
+	c.rho = 0.4;
+	c.upd = 0.2;
+	tap("sim bakery update locks (six counters), faults, 100k ops x 2 seeds",
+	    run_seeds("bakery-update", &c, 2));
+
+	sim_cfg_faulty(&c, &rdlm_bakery_ops);
+	c.ep.kmax = 8;
+	c.long_ratio = 0.01;
+	c.long_hold = 600000;	/* 3 leases */
+	c.long_k = 4;
+	tap("sim bakery multi-slot long holders, faults, 100k ops x 2 seeds",
+	    run_seeds("bakery-multislot", &c, 2));
+
+	sim_cfg_faulty(&c, &rdlm_central_ops);
+	tap("sim central, crash+pause+delay, 100k ops x 3 seeds",
+	    run_seeds("central", &c, 3));
+}
+
+int main(int argc, char **argv)
+{
+	struct {
+		const char *name;
+		void (*fn)(void);
+	} units[] = {
+		{ "engine common: pool, ids, backoff, word ops", t_engine_common },
+		{ "bakery Alg.1: FA acquire, release, conflict, poll interval", t_bk_acquire },
+		{ "bakery Alg.1: COUNT_MAX overflow, undo, backoff, stuck reset", t_bk_overflow },
+		{ "bakery Alg.1/3: ResetFrom and CAS to zero at release", t_bk_resetfrom },
+		{ "bakery Alg.2: polling, grant, reset detection", t_bk_conflict },
+		{ "bakery Alg.2: shared waiter passed by later readers", t_bk_shared_ambiguity },
+		{ "bakery Alg.2: lease reset CAS, progress on nS, overflowed reset", t_bk_lease_reset },
+		{ "bakery 5.1/Alg.3: multi-slot leases, expired lease release", t_bk_lease_multislot },
+		{ "bakery 5.2: update locks", t_bk_update },
+		{ "bakery: cancel, fabric errors, stale timers", t_bk_cancel_and_errors },
+		{ "central: FIFO, shared batch, blocking, leases, busy, stale", t_central },
+	};
+	clock_t t0 = clock();
+	size_t i;
+
+	if (argc == 3 && !strcmp(argv[1], "--seed"))
+		only_seed = strtoull(argv[2], NULL, 0);
+	printf("TAP version 13\n");
+	printf("1..%zu\n", ARRAY_SIZE(units) + 6);
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		t_fail = 0;
+		units[i].fn();
+		tap(units[i].name, t_fail);
+	}
+	randomized();
+	printf("# %d tests, %d failed, %.1f s cpu\n", tap_n, tap_fail,
+	       (double)(clock() - t0) / CLOCKS_PER_SEC);
+	return tap_fail ? 1 : 0;
+}

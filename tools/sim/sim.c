@@ -1,0 +1,1032 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Deterministic discrete-event simulator for the rdlm protocol engines.
+ *
+ * N nodes, each with a lock table and one engine instance; clients on each
+ * node lock words chosen by a power law.  The fabric delivers verbs with a
+ * per-verb latency distribution, keeps order within a QP (ordered pair of
+ * nodes), serialises atomics per address at the home NIC (or on the home
+ * CPU in CPU-atomic mode), and queues received messages on the receiving
+ * CPU.  Everything random comes from one seeded generator, so a run replays
+ * exactly from its seed.  Faults: crash (a node stops forever, verbs to it
+ * fail after a timeout), pause (a node's CPU stops, its NIC keeps serving;
+ * it resumes believing what it believed), extra delay of verbs/messages
+ * (reordering across QPs, never within one).
+ *
+ * On every grant the checker verifies that no incompatible holder exists
+ * (holders past the lease end the engine announced, or on crashed nodes, do
+ * not count) and, if asked, that no conflicting request queued earlier is
+ * still waiting (FIFO).
+ */
+#include <stdio.h>
+#include <math.h>
+#include "sim.h"
+
+enum ev_type {
+	EV_ARRIVE = 1,	/* verb reaches home NIC */
+	EV_EXEC,	/* verb executes on the word */
+	EV_CQE,		/* completion at the requester */
+	EV_RX,		/* message handed to the engine */
+	EV_TIMER,
+	EV_START,	/* client starts its next lock */
+	EV_RELEASE,	/* client unlocks */
+	EV_CRASH,
+	EV_PAUSE,
+	EV_RESUME,
+};
+
+struct ev {
+	u64 t;
+	u64 seq;
+	u8 type;
+	u32 node;	/* node whose CPU/NIC handles it */
+	u32 src;
+	u32 client;
+	struct rdlm_verb verb;
+	struct rdlm_cqe cqe;
+	struct rdlm_rx rx;
+	struct rdlm_req *req;
+	u64 cookie;
+	struct ev *next_free;
+};
+
+enum { SR_IDLE = 0, SR_WAIT, SR_HELD, SR_REL };
+
+struct sreq {
+	u32 node, client;
+	u32 word;
+	u8 mode;
+	u8 state;
+	u8 phase;	/* 0 shared, 1 update-read, 2 exclusive */
+	bool told_lost;
+	bool enq;
+	bool skipped;
+	u64 enq_seq;
+	u64 lease_end;
+	u64 start;
+	struct rdlm_req *req;
+	struct sreq *wnext;	/* active list of the word */
+	struct sreq **wprev;
+};
+
+struct client {
+	u32 word;
+	u8 mode;
+	u16 k;
+	u64 hold;
+	u64 first_start;	/* of the current op, across retries */
+	struct sreq *cur;
+	bool busy;
+};
+
+struct node {
+	struct rdlm_engine eng;
+	u64 *table;
+	u64 *busy_until;	/* per word, NIC serialisation */
+	u64 cpu_busy;
+	bool crashed;
+	bool paused;
+	struct ev **deferred;
+	u32 ndeferred, cap_deferred;
+	struct client *clients;
+	struct sreq *sreqs;	/* one per engine request */
+};
+
+struct trace_rec {
+	u64 t;
+	u32 node;
+	u8 what;
+	u32 word;
+	u64 a, b;
+};
+
+#define TRACE_N 48
+
+struct sim {
+	const struct sim_cfg *cfg;
+	struct sim_result *res;
+	u64 now;
+	u64 seq;
+	u64 rng;
+	struct ev **heap;
+	u64 nheap, capheap;
+	struct ev *free_ev;
+	struct node *nodes;
+	u64 *qp_last;		/* per ordered pair: last arrival */
+	u64 *cq_last;		/* per ordered pair: last completion */
+	struct sreq **wactive;	/* per global word */
+	double *cdf;
+	u64 enq_seq;
+	u64 lat_cap;
+	struct trace_rec trace[TRACE_N];
+	u64 ntrace;
+	u32 cur_node;
+};
+
+/* ---- random numbers (simulator's own, seeded) ---- */
+
+static u64 rnd(struct sim *s)
+{
+	u64 z = (s->rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static double rndf(struct sim *s)
+{
+	return (double)(rnd(s) >> 11) / 9007199254740992.0;
+}
+
+static u64 rnd_exp(struct sim *s, u64 mean)
+{
+	double u = rndf(s);
+
+	if (!mean)
+		return 0;
+	return (u64)(-log(1.0 - u) * (double)mean);
+}
+
+static u64 one_way(struct sim *s, u64 rtt)
+{
+	u64 half = rtt / 2;
+	u64 j = half * s->cfg->jitter_pct / 100;
+	u64 d = half - j / 2 + (j ? rnd(s) % (j + 1) : 0);
+
+	d += rnd_exp(s, half / 20);
+	if (s->cfg->delay_pct && rnd(s) % 100 < s->cfg->delay_pct)
+		d += rnd(s) % (s->cfg->delay_max + 1);
+	return d;
+}
+
+/* ---- trace ---- */
+
+static const char *const what_name[] = {
+	"?", "post", "exec", "cqe", "rx", "timer", "start", "release",
+	"crash", "pause", "resume", "GRANT", "FAIL", "NOTICE", "DONE",
+};
+
+static void tr(struct sim *s, u32 node, u8 what, u32 word, u64 a, u64 b)
+{
+	struct trace_rec *r = &s->trace[s->ntrace++ % TRACE_N];
+
+	r->t = s->now;
+	r->node = node;
+	r->what = what;
+	r->word = word;
+	r->a = a;
+	r->b = b;
+}
+
+static void dump_trace(struct sim *s)
+{
+	u64 i = s->ntrace > TRACE_N ? s->ntrace - TRACE_N : 0;
+
+	fprintf(stderr, "# last events (time ns, node, event, word, a, b):\n");
+	for (; i < s->ntrace; i++) {
+		struct trace_rec *r = &s->trace[i % TRACE_N];
+
+		fprintf(stderr, "#  %10llu n%-2u %-7s w%-4u %#llx %#llx\n",
+			(unsigned long long)r->t, r->node,
+			r->what < ARRAY_SIZE(what_name) ? what_name[r->what] : "?",
+			r->word, (unsigned long long)r->a,
+			(unsigned long long)r->b);
+	}
+}
+
+static void violation(struct sim *s, bool fifo, const char *fmt, u32 a, u32 b,
+		      u32 word)
+{
+	struct sim_result *res = s->res;
+
+	if (fifo)
+		res->fifo_violations++;
+	else
+		res->violations++;
+	if (res->violations + res->fifo_violations > 1)
+		return;
+	snprintf(res->first_violation, sizeof(res->first_violation),
+		 "%s violation at t=%llu ns on word %u: %s (req n%u vs n%u), seed %llu",
+		 fifo ? "FIFO" : "safety", (unsigned long long)s->now, word, fmt,
+		 a, b, (unsigned long long)s->cfg->seed);
+	if (!s->cfg->quiet) {
+		fprintf(stderr, "# %s\n", res->first_violation);
+		dump_trace(s);
+	}
+}
+
+/* ---- event heap ---- */
+
+static struct ev *ev_new(struct sim *s, u8 type, u64 t, u32 node)
+{
+	struct ev *e = s->free_ev;
+
+	if (e)
+		s->free_ev = e->next_free;
+	else
+		e = malloc(sizeof(*e));
+	if (!e)
+		abort();
+	memset(e, 0, sizeof(*e));
+	e->type = type;
+	e->t = t < s->now ? s->now : t;
+	e->node = node;
+	return e;
+}
+
+static bool ev_before(const struct ev *a, const struct ev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void ev_push(struct sim *s, struct ev *e)
+{
+	u64 i;
+
+	if (!e->seq)
+		e->seq = ++s->seq;
+	if (s->nheap == s->capheap) {
+		s->capheap = s->capheap ? s->capheap * 2 : 1024;
+		s->heap = realloc(s->heap, s->capheap * sizeof(*s->heap));
+		if (!s->heap)
+			abort();
+	}
+	i = s->nheap++;
+	while (i && ev_before(e, s->heap[(i - 1) / 2])) {
+		s->heap[i] = s->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	s->heap[i] = e;
+}
+
+static struct ev *ev_pop(struct sim *s)
+{
+	struct ev *top, *last;
+	u64 i = 0, c;
+
+	if (!s->nheap)
+		return NULL;
+	top = s->heap[0];
+	last = s->heap[--s->nheap];
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= s->nheap)
+			break;
+		if (c + 1 < s->nheap && ev_before(s->heap[c + 1], s->heap[c]))
+			c++;
+		if (!ev_before(s->heap[c], last))
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	if (s->nheap)
+		s->heap[i] = last;
+	return top;
+}
+
+static void ev_free(struct sim *s, struct ev *e)
+{
+	e->next_free = s->free_ev;
+	s->free_ev = e;
+}
+
+/* ---- checker ---- */
+
+static u32 word_of(const struct sim *s, u32 node, u32 slot)
+{
+	return slot * s->cfg->nodes + node;
+}
+
+static void w_add(struct sim *s, struct sreq *r)
+{
+	struct sreq **h = &s->wactive[r->word];
+
+	r->wnext = *h;
+	if (*h)
+		(*h)->wprev = &r->wnext;
+	r->wprev = h;
+	*h = r;
+}
+
+static void w_del(struct sreq *r)
+{
+	if (!r->wprev)
+		return;
+	*r->wprev = r->wnext;
+	if (r->wnext)
+		r->wnext->wprev = r->wprev;
+	r->wprev = NULL;
+	r->wnext = NULL;
+}
+
+static bool compat(u8 a, u8 b)
+{
+	/* phases: 0 shared, 1 update (reading), 2 exclusive */
+	return (a == 0 && b == 0) || (a == 0 && b == 1) || (a == 1 && b == 0);
+}
+
+/* does a request of mode @later have to wait for an earlier @earlier? */
+static bool waits_for(u8 later, u8 earlier)
+{
+	if (later == RDLM_MODE_EX || earlier == RDLM_MODE_EX)
+		return true;
+	if (earlier == RDLM_MODE_UP)
+		return true;
+	return false;
+}
+
+static bool counts(struct sim *s, struct sreq *h)
+{
+	return h->state == SR_HELD && !h->told_lost && s->now < h->lease_end &&
+	       !s->nodes[h->node].crashed;
+}
+
+static void check_holders(struct sim *s, struct sreq *r)
+{
+	struct sreq *h;
+
+	for (h = s->wactive[r->word]; h; h = h->wnext) {
+		if (h == r || !counts(s, h))
+			continue;
+		if (!compat(h->phase, r->phase))
+			violation(s, false, "incompatible holders", r->node,
+				  h->node, r->word);
+	}
+}
+
+static void check_fifo(struct sim *s, struct sreq *r)
+{
+	struct sreq *a;
+
+	if (!s->cfg->fifo_check || !r->enq)
+		return;
+	for (a = s->wactive[r->word]; a; a = a->wnext) {
+		if (a == r || a->state != SR_WAIT || !a->enq || a->skipped ||
+		    s->nodes[a->node].crashed || a->enq_seq > r->enq_seq)
+			continue;
+		if (waits_for(r->mode, a->mode))
+			violation(s, true, "granted before an earlier waiter",
+				  r->node, a->node, r->word);
+	}
+}
+
+/* ---- fabric ---- */
+
+static u64 *pair(struct sim *s, u64 *arr, u32 a, u32 b)
+{
+	return &arr[(u64)a * s->cfg->nodes + b];
+}
+
+static u64 qp_time(struct sim *s, u64 *arr, u32 a, u32 b, u64 t)
+{
+	u64 *last = pair(s, arr, a, b);
+
+	if (t <= *last)
+		t = *last + 1;
+	*last = t;
+	return t;
+}
+
+static void send_cqe(struct sim *s, u32 req_node, u32 home,
+		     const struct rdlm_verb *v, int status, u64 value, u64 t)
+{
+	struct ev *e = ev_new(s, EV_CQE, 0, req_node);
+
+	e->t = qp_time(s, s->cq_last, req_node, home, t);
+	e->cqe.req = v->req;
+	e->cqe.cookie = v->cookie;
+	e->cqe.kind = v->kind;
+	e->cqe.status = status;
+	e->cqe.value = value;
+	ev_push(s, e);
+}
+
+static bool cpu_path(struct sim *s, const struct rdlm_verb *v)
+{
+	return v->kind == RDLM_VERB_SEND || v->kind == RDLM_VERB_WRITE_IMM ||
+	       s->cfg->ep.atomic_mode == RDLM_ATOMIC_CPU;
+}
+
+static void post_verb(struct sim *s, u32 src, const struct rdlm_verb *v)
+{
+	struct node *dst;
+	struct ev *e;
+	u64 rtt;
+
+	s->res->wire_msgs++;
+	if (v->node >= s->cfg->nodes) {
+		send_cqe(s, src, src, v, -EINVAL, 0, s->now + 1);
+		return;
+	}
+	dst = &s->nodes[v->node];
+	rtt = cpu_path(s, v) ? s->cfg->rtt_send : s->cfg->rtt_atomic;
+	e = ev_new(s, EV_ARRIVE, 0, v->node);
+	e->src = src;
+	e->verb = *v;
+	e->t = qp_time(s, s->qp_last, src, v->node, s->now + one_way(s, rtt));
+	ev_push(s, e);
+	(void)dst;
+}
+
+static void apply_exec(struct sim *s, struct ev *e)
+{
+	struct node *home = &s->nodes[e->node];
+	const struct rdlm_verb *v = &e->verb;
+	u64 old = home->table[v->slot], rtt;
+	struct sreq *r = v->req ? (struct sreq *)(uintptr_t)v->req->user : NULL;
+	u32 w = word_of(s, e->node, v->slot);
+
+	home->table[v->slot] = rdlm_word_apply(old, v->kind, v->arg0, v->arg1);
+	tr(s, e->node, 2, w, old, home->table[v->slot]);
+	if ((v->flags & RDLM_VF_ENQUEUE) && r) {
+		r->enq = true;
+		r->enq_seq = ++s->enq_seq;
+	}
+	if ((v->flags & RDLM_VF_RESET) && v->kind == RDLM_VERB_CAS &&
+	    old == v->arg0 && old != v->arg1) {
+		struct sreq *a;
+
+		if (getenv("SIM_DEBUG")) {
+			fprintf(stderr, "reset t=%llu w=%u by n%u old=%#llx new=%#llx\n",
+				(unsigned long long)s->now, w, e->src,
+				(unsigned long long)old, (unsigned long long)v->arg1);
+			for (a = s->wactive[w]; a; a = a->wnext)
+				fprintf(stderr, "  n%u st%d mode%d k%u start=%llu lease_end=%llu enq=%d\n",
+					a->node, a->state, a->mode, a->req->slots,
+					(unsigned long long)a->start,
+					(unsigned long long)a->lease_end, a->enq);
+		}
+		for (a = s->wactive[w]; a; a = a->wnext)
+			if (a->state == SR_WAIT && a->enq &&
+			    (!v->arg1 || a == r ||
+			     (r && a->enq_seq < r->enq_seq)))
+				a->skipped = true;
+	}
+	if (s->cfg->ep.atomic_mode == RDLM_ATOMIC_CPU)
+		s->res->wire_msgs++;	/* the reply */
+	rtt = s->cfg->ep.atomic_mode == RDLM_ATOMIC_CPU ?
+		s->cfg->rtt_send : s->cfg->rtt_atomic;
+	send_cqe(s, e->src, e->node, v, 0, old, s->now + one_way(s, rtt));
+}
+
+/* ---- engine glue ---- */
+
+static void client_next(struct sim *s, u32 node, u32 ci, u64 delay);
+
+static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
+{
+	struct sim *s = out->priv;
+	u32 nid = s->cur_node;
+	struct node *n = &s->nodes[nid];
+	struct sreq *r = a->req ? (struct sreq *)(uintptr_t)a->req->user : NULL;
+	struct ev *e;
+
+	switch (a->kind) {
+	case RDLM_ACT_POST:
+		tr(s, nid, 1, r ? r->word : 0, a->verb.kind, a->verb.arg0);
+		if (r && (a->verb.flags & RDLM_VF_DEQUEUE))
+			r->enq = false;
+		post_verb(s, nid, &a->verb);
+		break;
+	case RDLM_ACT_TIMER:
+		e = ev_new(s, EV_TIMER, s->now + a->delay_ns, nid);
+		e->req = a->req;
+		e->cookie = a->cookie;
+		ev_push(s, e);
+		break;
+	case RDLM_ACT_GRANT:
+		tr(s, nid, 11, r->word, a->mode, a->lease_end);
+		if (r->state != SR_WAIT) {
+			violation(s, false, "grant of a request not waiting",
+				  nid, nid, r->word);
+			break;
+		}
+		r->state = SR_HELD;
+		r->lease_end = a->lease_end;
+		r->phase = r->mode == RDLM_MODE_SH ? 0 :
+			   r->mode == RDLM_MODE_UP ? 1 : 2;
+		check_holders(s, r);
+		check_fifo(s, r);
+		s->res->grants++;
+		if (s->res->nlat < s->lat_cap) {
+			u64 wt = s->now - n->clients[r->client].first_start;
+
+			s->res->lat[s->res->nlat++] = wt;
+			if (wt > s->res->max_wait)
+				s->res->max_wait = wt;
+		}
+		e = ev_new(s, EV_RELEASE, s->now + n->clients[r->client].hold,
+			   nid);
+		e->client = r->client;
+		e->req = a->req;
+		ev_push(s, e);
+		break;
+	case RDLM_ACT_FAIL:
+		tr(s, nid, 12, r->word, (u64)(-a->err), 0);
+		if (getenv("SIM_DEBUG"))
+			fprintf(stderr, "fail t=%llu n%u w%u err %d mode %d k %u\n",
+				(unsigned long long)s->now, nid, r->word, a->err,
+				r->mode, a->req->slots);
+		s->res->fails++;
+		if (r->state != SR_WAIT)
+			violation(s, false, "fail of a request not waiting",
+				  nid, nid, r->word);
+		r->state = SR_IDLE;
+		w_del(r);
+		n->clients[r->client].cur = NULL;
+		if (a->err == -EIO)	/* home gone: choose another word */
+			n->clients[r->client].first_start = 0;
+		client_next(s, nid, r->client, 1000 + rnd(s) % 5000);
+		break;
+	case RDLM_ACT_NOTICE:
+		tr(s, nid, 13, r->word, a->notice, 0);
+		if (a->notice == RDLM_NOTICE_LOST) {
+			r->told_lost = true;
+			s->res->lost++;
+		} else if (a->notice == RDLM_NOTICE_UPGRADED &&
+			   r->state == SR_HELD) {
+			r->phase = 2;
+			if (counts(s, r))
+				check_holders(s, r);
+		}
+		break;
+	case RDLM_ACT_DONE:
+		tr(s, nid, 14, r->word, 0, 0);
+		w_del(r);
+		r->state = SR_IDLE;
+		rdlm_req_free(&n->eng, a->req);
+		break;
+	default:
+		break;
+	}
+}
+
+static struct rdlm_out mkout(struct sim *s, u32 node)
+{
+	struct rdlm_out o = { .now = s->now, .emit = on_action, .priv = s };
+
+	s->cur_node = node;
+	return o;
+}
+
+/* ---- workload ---- */
+
+static u32 pick_word(struct sim *s)
+{
+	double u = rndf(s);
+	u32 lo = 0, hi = s->cfg->nlocks - 1;
+
+	while (lo < hi) {
+		u32 mid = (lo + hi) / 2;
+
+		if (s->cdf[mid] < u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* spread popular locks over the homes */
+	return lo;
+}
+
+static void client_next(struct sim *s, u32 node, u32 ci, u64 delay)
+{
+	struct ev *e;
+
+	if (s->res->grants >= s->cfg->nops)
+		return;
+	e = ev_new(s, EV_START, s->now + delay, node);
+	e->client = ci;
+	ev_push(s, e);
+}
+
+static void client_start(struct sim *s, u32 nid, u32 ci)
+{
+	struct node *n = &s->nodes[nid];
+	struct client *c = &n->clients[ci];
+	struct rdlm_req *req;
+	struct rdlm_out out;
+	struct sreq *r;
+	double u;
+	u32 lock;
+	int ret;
+
+	if (c->cur || s->res->grants >= s->cfg->nops)
+		return;
+	if (!c->first_start) {
+		lock = pick_word(s);
+		c->word = lock;
+		u = rndf(s);
+		c->mode = u < s->cfg->rho ? RDLM_MODE_SH :
+			  u < s->cfg->rho + s->cfg->upd ? RDLM_MODE_UP :
+			  RDLM_MODE_EX;
+		c->k = 1;
+		c->hold = rnd_exp(s, s->cfg->hold);
+		if (s->cfg->long_ratio > 0 && rndf(s) < s->cfg->long_ratio) {
+			c->hold = s->cfg->long_hold;
+			c->k = s->cfg->long_k;
+		}
+		c->first_start = s->now;
+	}
+	req = rdlm_req_alloc(&n->eng);
+	if (!req) {
+		client_next(s, nid, ci, 1000);
+		return;
+	}
+	r = &n->sreqs[req->idx];
+	memset(r, 0, sizeof(*r));
+	r->node = nid;
+	r->client = ci;
+	r->req = req;
+	req->node = c->word % s->cfg->nodes;
+	req->slot = c->word / s->cfg->nodes;
+	req->mode = c->mode;
+	req->slots = c->k;
+	req->user = (u64)(uintptr_t)r;
+	r->word = word_of(s, req->node, req->slot);
+	r->mode = c->mode;
+	r->state = SR_WAIT;
+	r->start = s->now;
+	out = mkout(s, nid);
+	ret = n->eng.ops->lock(&n->eng, req, &out);
+	if (ret) {
+		rdlm_req_free(&n->eng, req);
+		c->first_start = 0;
+		client_next(s, nid, ci, 1000);
+		return;
+	}
+	c->cur = r;
+	w_add(s, r);
+	tr(s, nid, 6, r->word, c->mode, req->idx);
+}
+
+static void client_release(struct sim *s, u32 nid, u32 ci, struct rdlm_req *req)
+{
+	struct node *n = &s->nodes[nid];
+	struct sreq *r = (struct sreq *)(uintptr_t)req->user;
+	struct client *c = &n->clients[ci];
+	struct rdlm_out out;
+
+	if (c->cur != r || r->state != SR_HELD)
+		return;
+	tr(s, nid, 7, r->word, 0, 0);
+	r->state = SR_REL;
+	s->res->releases++;
+	out = mkout(s, nid);
+	if (n->eng.ops->unlock(&n->eng, req, &out))
+		violation(s, false, "unlock refused", nid, nid, r->word);
+	c->cur = NULL;
+	c->first_start = 0;
+	client_next(s, nid, ci, rnd_exp(s, s->cfg->think) + 1);
+}
+
+/* ---- main loop ---- */
+
+static bool cpu_event(struct ev *e)
+{
+	return e->type != EV_EXEC && e->type != EV_CRASH &&
+	       e->type != EV_RESUME && e->type != EV_PAUSE;
+}
+
+static void defer(struct sim *s, struct node *n, struct ev *e)
+{
+	if (n->ndeferred == n->cap_deferred) {
+		n->cap_deferred = n->cap_deferred ? n->cap_deferred * 2 : 64;
+		n->deferred = realloc(n->deferred,
+				      n->cap_deferred * sizeof(*n->deferred));
+		if (!n->deferred)
+			abort();
+	}
+	n->deferred[n->ndeferred++] = e;
+}
+
+static void handle(struct sim *s, struct ev *e)
+{
+	struct node *n = &s->nodes[e->node];
+	struct rdlm_out out;
+	u64 t;
+	u32 i;
+
+	if (n->crashed && e->type == EV_EXEC) {
+		send_cqe(s, e->src, e->node, &e->verb, -EIO, 0,
+			 s->now + s->cfg->err_timeout);
+		ev_free(s, e);
+		return;
+	}
+	if (n->crashed && e->type != EV_ARRIVE) {
+		ev_free(s, e);
+		return;
+	}
+	if (n->paused && cpu_event(e) &&
+	    !(e->type == EV_ARRIVE && !cpu_path(s, &e->verb))) {
+		defer(s, n, e);
+		return;
+	}
+	switch (e->type) {
+	case EV_ARRIVE:
+		if (n->crashed) {
+			send_cqe(s, e->src, e->node, &e->verb, -EIO, 0,
+				 s->now + s->cfg->err_timeout);
+			break;
+		}
+		if (e->verb.kind == RDLM_VERB_SEND ||
+		    e->verb.kind == RDLM_VERB_WRITE_IMM) {
+			struct ev *r = ev_new(s, EV_RX, 0, e->node);
+
+			t = s->now > n->cpu_busy ? s->now : n->cpu_busy;
+			n->cpu_busy = t + s->cfg->cpu_msg;
+			r->t = n->cpu_busy;
+			r->src = e->src;
+			r->verb = e->verb;
+			r->rx.kind = e->verb.kind;
+			r->rx.src = e->src;
+			r->rx.slot = e->verb.slot;
+			r->rx.imm = e->verb.imm;
+			r->rx.value = e->verb.arg0;
+			r->rx.msg = e->verb.msg;
+			ev_push(s, r);
+			/* sender completion: ack back */
+			send_cqe(s, e->src, e->node, &e->verb, 0, 0,
+				 s->now + one_way(s, s->cfg->rtt_send));
+			break;
+		}
+		if (e->verb.slot >= s->cfg->slots) {
+			send_cqe(s, e->src, e->node, &e->verb, -EINVAL, 0,
+				 s->now + 1);
+			break;
+		}
+		if (s->cfg->ep.atomic_mode == RDLM_ATOMIC_CPU) {
+			t = s->now > n->cpu_busy ? s->now : n->cpu_busy;
+			n->cpu_busy = t + s->cfg->cpu_msg;
+			t = n->cpu_busy;
+		} else if (e->verb.kind == RDLM_VERB_READ) {
+			t = s->now;
+		} else {
+			u64 *b = &n->busy_until[e->verb.slot];
+
+			t = s->now > *b ? s->now : *b;
+			*b = t + s->cfg->nic_atomic;
+		}
+		{
+			struct ev *x = ev_new(s, EV_EXEC, t, e->node);
+
+			x->src = e->src;
+			x->verb = e->verb;
+			ev_push(s, x);
+		}
+		break;
+	case EV_EXEC:
+		apply_exec(s, e);
+		break;
+	case EV_RX:
+		tr(s, e->node, 4, word_of(s, e->node, e->rx.msg.slot),
+		   e->rx.msg.type, e->rx.msg.reqid);
+		if (e->rx.kind == RDLM_VERB_SEND &&
+		    (e->verb.flags & RDLM_VF_ENQUEUE)) {
+			struct node *rn = &s->nodes[e->src];
+			struct rdlm_req *q = rdlm_req_lookup(&rn->eng,
+							     e->rx.msg.reqid);
+
+			if (q) {
+				struct sreq *r = &rn->sreqs[q->idx];
+
+				r->enq = true;
+				r->enq_seq = ++s->enq_seq;
+			}
+		}
+		if (n->eng.ops->recv) {
+			out = mkout(s, e->node);
+			n->eng.ops->recv(&n->eng, &e->rx, &out);
+		}
+		break;
+	case EV_CQE:
+		tr(s, e->node, 3, e->cqe.req ?
+		   ((struct sreq *)(uintptr_t)e->cqe.req->user)->word : 0,
+		   e->cqe.cookie, e->cqe.value);
+		out = mkout(s, e->node);
+		n->eng.ops->complete(&n->eng, &e->cqe, &out);
+		break;
+	case EV_TIMER:
+		out = mkout(s, e->node);
+		n->eng.ops->timer(&n->eng, e->req, e->cookie, &out);
+		break;
+	case EV_START:
+		client_start(s, e->node, e->client);
+		break;
+	case EV_RELEASE:
+		client_release(s, e->node, e->client, e->req);
+		break;
+	case EV_CRASH:
+		tr(s, e->node, 8, 0, 0, 0);
+		n->crashed = true;
+		for (i = 0; i < n->ndeferred; i++)
+			ev_free(s, n->deferred[i]);
+		n->ndeferred = 0;
+		break;
+	case EV_PAUSE:
+		tr(s, e->node, 9, 0, 0, 0);
+		n->paused = true;
+		break;
+	case EV_RESUME:
+		tr(s, e->node, 10, 0, 0, 0);
+		n->paused = false;
+		/* replay what the CPU missed, in original order */
+		for (i = 0; i < n->ndeferred; i++) {
+			n->deferred[i]->t = s->now;
+			ev_push(s, n->deferred[i]);
+		}
+		n->ndeferred = 0;
+		if (n->cpu_busy < s->now)
+			n->cpu_busy = s->now;
+		break;
+	default:
+		break;
+	}
+	ev_free(s, e);
+}
+
+void sim_default_cfg(struct sim_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->ops = &rdlm_bakery_ops;
+	cfg->nodes = 16;
+	cfg->clients = 4;
+	cfg->nlocks = 1024;
+	cfg->slots = 1024;
+	cfg->seed = 1;
+	rdlm_engine_default_params(&cfg->ep);
+	cfg->rtt_atomic = 2500;
+	cfg->rtt_send = 1500;
+	cfg->nic_atomic = 400;
+	cfg->cpu_msg = 300;
+	cfg->err_timeout = 100000;
+	cfg->jitter_pct = 20;
+	cfg->nops = 100000;
+	cfg->alpha = 2.0;
+	cfg->rho = 0.5;
+	cfg->hold = 2000;
+	cfg->think = 1000;
+	cfg->long_k = 1;
+	cfg->pause_len = 50000000;
+	cfg->delay_max = 20000;
+	cfg->fault_window = 50000000;
+	cfg->max_events = 400000000ULL;
+}
+
+static int build_cdf(struct sim *s)
+{
+	u32 i, n = s->cfg->nlocks;
+	double sum = 0;
+
+	s->cdf = calloc(n, sizeof(double));
+	if (!s->cdf)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		sum += pow((double)(i + 1), -s->cfg->alpha);
+		s->cdf[i] = sum;
+	}
+	for (i = 0; i < n; i++)
+		s->cdf[i] /= sum;
+	return 0;
+}
+
+int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
+{
+	struct sim sim, *s = &sim;
+	u32 i, j, total = cfg->nodes * cfg->nodes;
+	struct ev *e;
+	int ret = 0;
+
+	memset(res, 0, sizeof(*res));
+	memset(s, 0, sizeof(*s));
+	s->cfg = cfg;
+	s->res = res;
+	s->rng = cfg->seed * 0x2545f4914f6cdd1dULL + 1;
+	s->lat_cap = cfg->nops + 16;
+	res->lat = calloc(s->lat_cap, sizeof(u64));
+	s->nodes = calloc(cfg->nodes, sizeof(*s->nodes));
+	s->qp_last = calloc(total, sizeof(u64));
+	s->cq_last = calloc(total, sizeof(u64));
+	s->wactive = calloc((size_t)cfg->nodes * cfg->slots, sizeof(*s->wactive));
+	if (!res->lat || !s->nodes || !s->qp_last || !s->cq_last ||
+	    !s->wactive || build_cdf(s) || cfg->nlocks > cfg->nodes * cfg->slots)
+		return -ENOMEM;
+	for (i = 0; i < cfg->nodes; i++) {
+		struct node *n = &s->nodes[i];
+		struct rdlm_engine_params p = cfg->ep;
+
+		p.node = i;
+		p.nr_nodes = cfg->nodes;
+		p.nr_slots = cfg->slots;
+		p.nr_reqs = cfg->clients * 4;
+		p.home_entries = p.nr_reqs * cfg->nodes;
+		p.seed = cfg->seed * 1000003ULL + i;
+		ret = rdlm_engine_init(&n->eng, cfg->ops, &p);
+		if (ret)
+			return ret;
+		n->table = calloc(cfg->slots, sizeof(u64));
+		n->busy_until = calloc(cfg->slots, sizeof(u64));
+		n->clients = calloc(cfg->clients, sizeof(*n->clients));
+		n->sreqs = calloc(p.nr_reqs, sizeof(*n->sreqs));
+		if (!n->table || !n->busy_until || !n->clients || !n->sreqs)
+			return -ENOMEM;
+		for (j = 0; j < cfg->clients; j++) {
+			e = ev_new(s, EV_START, rnd(s) % 10000, i);
+			e->client = j;
+			ev_push(s, e);
+		}
+	}
+	for (i = 0; i < cfg->crashes; i++) {
+		e = ev_new(s, EV_CRASH, rnd(s) % cfg->fault_window,
+			   rnd(s) % cfg->nodes);
+		ev_push(s, e);
+	}
+	for (i = 0; i < cfg->pauses; i++) {
+		u64 t = rnd(s) % cfg->fault_window;
+		u32 nd = rnd(s) % cfg->nodes;
+
+		e = ev_new(s, EV_PAUSE, t, nd);
+		ev_push(s, e);
+		e = ev_new(s, EV_RESUME, t + cfg->pause_len / 2 +
+			   rnd(s) % (cfg->pause_len + 1), nd);
+		ev_push(s, e);
+	}
+	while ((e = ev_pop(s))) {
+		s->now = e->t;
+		res->events++;
+		handle(s, e);
+		if (res->grants >= cfg->nops || res->events >= cfg->max_events)
+			break;
+	}
+	res->sim_time = s->now;
+	/* starvation: live clients still waiting for very long */
+	for (i = 0; i < cfg->nodes; i++) {
+		struct node *n = &s->nodes[i];
+
+		for (j = 0; j < cfg->clients; j++) {
+			struct client *c = &n->clients[j];
+
+			if (n->crashed || n->paused || !c->first_start)
+				continue;
+			if (s->now - c->first_start > 100 * cfg->ep.lease_ns)
+				res->stuck++;
+		}
+		for (j = 0; j < RDLM_VERB_NR; j++)
+			res->verbs[j] += rdlm_stat_read(&n->eng.stats.verbs[j]);
+		res->resets += rdlm_stat_read(&n->eng.stats.resets);
+		res->zero_resets += rdlm_stat_read(&n->eng.stats.zero_resets);
+		res->overflows += rdlm_stat_read(&n->eng.stats.overflows);
+	}
+	if (res->events >= cfg->max_events)
+		res->stuck++;
+	/* free everything */
+	for (i = 0; i < s->nheap; i++)
+		free(s->heap[i]);
+	while ((e = s->free_ev)) {
+		s->free_ev = e->next_free;
+		free(e);
+	}
+	for (i = 0; i < cfg->nodes; i++) {
+		struct node *n = &s->nodes[i];
+
+		for (j = 0; j < n->ndeferred; j++)
+			free(n->deferred[j]);
+		free(n->deferred);
+		rdlm_engine_fini(&n->eng);
+		free(n->table);
+		free(n->busy_until);
+		free(n->clients);
+		free(n->sreqs);
+	}
+	free(s->heap);
+	free(s->nodes);
+	free(s->qp_last);
+	free(s->cq_last);
+	free(s->wactive);
+	free(s->cdf);
+	return 0;
+}
+
+void sim_result_free(struct sim_result *res)
+{
+	free(res->lat);
+	res->lat = NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+u64 sim_percentile(struct sim_result *res, double p)
+{
+	u64 i;
+
+	if (!res->nlat)
+		return 0;
+	qsort(res->lat, res->nlat, sizeof(u64), cmp_u64);
+	i = (u64)(p * (double)(res->nlat - 1));
+	return res->lat[i];
+}

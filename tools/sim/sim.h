@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Deterministic discrete-event simulator for the rdlm protocol engines.
+ */
+#ifndef RDLM_SIM_H
+#define RDLM_SIM_H
+
+#include "engine.h"
+
+struct sim_cfg {
+	const struct rdlm_engine_ops *ops;
+	u32 nodes;
+	u32 clients;		/* concurrent clients per node */
+	u32 nlocks;		/* distinct lock words used by the workload */
+	u32 slots;		/* lock table size per node */
+	u64 seed;
+	struct rdlm_engine_params ep;
+
+	/* fabric model (ns) */
+	u64 rtt_atomic;		/* FA/CAS/READ round trip */
+	u64 rtt_send;		/* SEND one way x 2 */
+	u64 nic_atomic;		/* per-address atomic service at the home NIC */
+	u64 cpu_msg;		/* CPU service per received message */
+	u64 err_timeout;	/* verb to a dead node fails after this */
+	u32 jitter_pct;		/* spread of latencies */
+
+	/* workload */
+	u64 nops;		/* stop after this many grants */
+	double alpha;		/* power law exponent of lock popularity */
+	double rho;		/* share of shared requests */
+	double upd;		/* share of update requests (bakery six-counter) */
+	u64 hold;		/* mean hold time */
+	u64 think;		/* mean think time between ops */
+	double long_ratio;	/* share of long holders (6.5) */
+	u64 long_hold;
+	u16 long_k;		/* lease slots of long holders */
+
+	/* faults */
+	u32 crashes;
+	u32 pauses;
+	u64 pause_len;
+	u32 delay_pct;		/* % of verbs/messages delayed */
+	u64 delay_max;
+	u64 fault_window;	/* faults happen in [0, window) */
+
+	bool fifo_check;
+	bool quiet;
+	u64 max_events;
+};
+
+struct sim_result {
+	u64 grants;
+	u64 fails;
+	u64 lost;
+	u64 releases;
+	u64 violations;
+	u64 fifo_violations;
+	u64 stuck;		/* live waiters still waiting far too long at the end */
+	u64 sim_time;
+	u64 events;
+	u64 verbs[RDLM_VERB_NR];
+	u64 wire_msgs;
+	u64 resets;
+	u64 zero_resets;
+	u64 overflows;
+	u64 *lat;		/* per grant: wait from first request, ns */
+	u64 nlat;
+	u64 max_wait;
+	char first_violation[256];
+};
+
+void sim_default_cfg(struct sim_cfg *cfg);
+int sim_run(const struct sim_cfg *cfg, struct sim_result *res);
+void sim_result_free(struct sim_result *res);
+u64 sim_percentile(struct sim_result *res, double p);
+
+#endif
