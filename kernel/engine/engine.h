@@ -304,6 +304,8 @@ struct rdlm_engine_params {
  * @overflows: FA that met a counter at COUNT_MAX (undone)
  * @stale: messages or timers for stale requests ignored
  * @busy: home queue full answers
+ * @cas_failed: CAS whose compare value did not match (queue engines' retry
+ *	storm, DQNL section 4.4 / figure 5)
  */
 struct rdlm_engine_stats {
 	rdlm_stat_t verbs[RDLM_VERB_NR];
@@ -315,6 +317,7 @@ struct rdlm_engine_stats {
 	rdlm_stat_t overflows;
 	rdlm_stat_t stale;
 	rdlm_stat_t busy;
+	rdlm_stat_t cas_failed;
 };
 
 struct rdlm_engine;
@@ -329,6 +332,10 @@ struct rdlm_engine;
  * @complete: a verb posted by this engine completed
  * @timer: a timer armed by this engine fired
  * @recv: a message or notice from a peer arrived
+ * @member_down: optional; the cluster declared @node dead and moved to
+ *	membership @epoch (strictly increasing).  Called on every surviving
+ *	member, only after the fabric has flushed every verb from and to
+ *	@node (none of them executes or lands later).
  */
 struct rdlm_engine_ops {
 	const char *name;
@@ -344,6 +351,8 @@ struct rdlm_engine_ops {
 		      u64 cookie, struct rdlm_out *out);
 	void (*recv)(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 		     struct rdlm_out *out);
+	void (*member_down)(struct rdlm_engine *eng, u32 node, u32 epoch,
+			    struct rdlm_out *out);
 };
 
 /**
