@@ -1,0 +1,747 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlm distributed-queue engines: the part shared by DQNL, DQNL-SF and
+ * N-CoSED.  Request bookkeeping, notices (WRITE_WITH_IMM into the
+ * receiver's per-request mailbox slot, never into the lock table), and
+ * epoch recovery: when the cluster declares a member dead, a member that
+ * finds a dead neighbour asks the word's home to recover it; the home
+ * freezes the word, fences every live member (holders are told their lock
+ * is lost, waiters re-queue), and then resets the word.
+ * See Documentation/queue-engines.rst.
+ */
+#include "dqueue.h"
+
+/**
+ * dq_init() - allocate the state shared by the queue engines
+ * @eng: instance
+ * @proto: engine hooks
+ * @shared_pool: N-CoSED: allocate the shared-waiter pool
+ *
+ * Return: 0 or -errno.
+ */
+int dq_init(struct rdlm_engine *eng, const struct dq_proto *proto,
+	    bool shared_pool)
+{
+	struct dq_eng *e;
+	u32 i;
+
+	if (eng->p.nr_nodes > DQ_MAX_NODES || eng->p.nr_reqs > DQ_MAX_REQS)
+		return -EINVAL;
+	e = rdlm_zalloc(sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	eng->priv = e;
+	e->proto = proto;
+	e->rec_slot = DQ_NONE;
+	e->sh_free = DQ_NONE;
+	e->inc = rdlm_zalloc(eng->p.nr_reqs);
+	e->dead = rdlm_zalloc(eng->p.nr_nodes);
+	e->acked = rdlm_zalloc(eng->p.nr_nodes);
+	e->slots = rdlm_zalloc(sizeof(*e->slots) * eng->p.nr_slots);
+	if (!e->inc || !e->dead || !e->acked || !e->slots)
+		goto nomem;
+	if (shared_pool) {
+		e->nr_sh = eng->p.nr_reqs * eng->p.nr_nodes;
+		e->sh_next = rdlm_zalloc(sizeof(u32) * e->nr_sh);
+		e->sh_id = rdlm_zalloc(sizeof(u32) * e->nr_sh);
+		if (!e->sh_next || !e->sh_id)
+			goto nomem;
+		for (i = 0; i < e->nr_sh; i++)
+			e->sh_next[i] = i + 1 < e->nr_sh ? i + 1 : DQ_NONE;
+		e->sh_free = 0;
+	}
+	return 0;
+nomem:
+	dq_fini(eng);
+	return -ENOMEM;
+}
+
+/**
+ * dq_fini() - free what dq_init() allocated
+ * @eng: instance
+ */
+void dq_fini(struct rdlm_engine *eng)
+{
+	struct dq_eng *e = eng->priv;
+
+	if (!e)
+		return;
+	rdlm_free(e->inc);
+	rdlm_free(e->dead);
+	rdlm_free(e->acked);
+	rdlm_free(e->slots);
+	rdlm_free(e->sh_next);
+	rdlm_free(e->sh_id);
+	rdlm_free(e);
+	eng->priv = NULL;
+}
+
+/* ---- posting ---- */
+
+/**
+ * dq_atomic() - post the acquire/release atomic of a request
+ * @eng: instance
+ * @out: call context
+ * @req: request (at most one such atomic in flight)
+ * @kind: RDLM_VERB_FA or RDLM_VERB_CAS
+ * @op: &enum dq_op
+ * @arg0: addend or compare value
+ * @arg1: swap value
+ */
+void dq_atomic(struct rdlm_engine *eng, struct rdlm_out *out,
+	       struct rdlm_req *req, u8 kind, u8 op, u64 arg0, u64 arg1)
+{
+	struct dq_req *d = dq(req);
+	struct rdlm_verb v;
+
+	memset(&v, 0, sizeof(v));
+	v.kind = kind;
+	v.node = req->node;
+	v.slot = req->slot;
+	v.arg0 = arg0;
+	v.arg1 = arg1;
+	v.req = req;
+	v.cookie = dq_cookie(d, op);
+	if (op == DQ_OP_ENQ || op == DQ_OP_TICKET || op == DQ_OP_SHFA)
+		v.flags = RDLM_VF_ENQUEUE;
+	d->ainf = 1;
+	d->outstanding++;
+	rdlm_engine_post(eng, out, &v);
+}
+
+/**
+ * dq_home_cas() - post a home-side CAS on one of this node's own words
+ * @eng: instance (the home)
+ * @out: call context
+ * @slot: word
+ * @kind: DQ_HC_* cookie kind
+ * @cmp: compare value
+ * @swap: swap value
+ */
+void dq_home_cas(struct rdlm_engine *eng, struct rdlm_out *out, u32 slot,
+		 u64 kind, u64 cmp, u64 swap)
+{
+	struct rdlm_verb v;
+
+	memset(&v, 0, sizeof(v));
+	v.kind = RDLM_VERB_CAS;
+	v.flags = kind == DQ_HC_RESET ? 0 : RDLM_VF_RESET;
+	v.node = eng->p.node;
+	v.slot = slot;
+	v.arg0 = cmp;
+	v.arg1 = swap;
+	v.cookie = kind << 32 | slot;
+	rdlm_engine_post(eng, out, &v);
+}
+
+/**
+ * dq_notify() - WRITE_WITH_IMM a notice into a queue member's mailbox
+ * @eng: instance
+ * @out: call context
+ * @req: sending request
+ * @target: identity of the receiving request
+ * @kind: &enum dq_notice
+ * @arg: 24-bit argument
+ *
+ * The mailbox slot is the target's request index; the immediate carries
+ * the target identity so that notices for an earlier enqueue are dropped.
+ */
+void dq_notify(struct rdlm_engine *eng, struct rdlm_out *out,
+	       struct rdlm_req *req, u32 target, u8 kind, u32 arg)
+{
+	struct dq_req *d = dq(req);
+	struct rdlm_verb v;
+
+	memset(&v, 0, sizeof(v));
+	v.kind = RDLM_VERB_WRITE_IMM;
+	v.node = dq_id_node(target);
+	v.slot = dq_id_idx(target);
+	v.imm = target;
+	v.arg0 = dq_note(kind, arg, d->id);
+	v.req = req;
+	v.cookie = dq_cookie(d, DQ_OP_NOTE) | (u64)kind << 8;
+	d->outstanding++;
+	rdlm_engine_post(eng, out, &v);
+}
+
+/**
+ * dq_send() - SEND a queue-engine message
+ * @eng: instance
+ * @out: call context
+ * @req: sending request, or NULL for the home side
+ * @node: destination
+ * @type: &enum dq_msg or RDLM_MSG_GRANT
+ * @slot: lock word slot
+ * @reqid: requester's rdlm_req_id()
+ * @token: identity or fence sequence
+ * @arg: argument
+ */
+void dq_send(struct rdlm_engine *eng, struct rdlm_out *out,
+	     struct rdlm_req *req, u32 node, u16 type, u32 slot, u64 reqid,
+	     u64 token, u64 arg)
+{
+	struct rdlm_verb v;
+
+	memset(&v, 0, sizeof(v));
+	v.kind = RDLM_VERB_SEND;
+	v.node = node;
+	v.slot = slot;
+	v.req = req;
+	v.msg.type = type;
+	v.msg.slot = slot;
+	v.msg.reqid = reqid;
+	v.msg.token = token;
+	v.msg.arg = arg;
+	if (req) {
+		v.msg.mode = req->mode;
+		v.cookie = dq_cookie(dq(req), DQ_OP_SEND);
+		dq(req)->outstanding++;
+	}
+	rdlm_engine_post(eng, out, &v);
+}
+
+/* ---- request life cycle ---- */
+
+static void dq_maybe_done(struct rdlm_engine *eng, struct rdlm_req *req,
+			  struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	if (d->phase == DQ_FINISH && !d->outstanding && !d->ainf) {
+		d->phase = DQ_IDLE;
+		rdlm_engine_emit(eng, out, RDLM_ACT_DONE, req, 0, 0);
+	}
+}
+
+/**
+ * dq_finish() - the request is over: DONE once its verbs completed
+ * @eng: instance
+ * @req: request
+ * @out: call context
+ */
+void dq_finish(struct rdlm_engine *eng, struct rdlm_req *req,
+	       struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	if (dqe(eng)->proto->fence)
+		dqe(eng)->proto->fence(eng, req);	/* leftover waiters */
+	d->phase = DQ_FINISH;
+	req->timer_cookie++;	/* disarm */
+	dq_maybe_done(eng, req, out);
+}
+
+/**
+ * dq_grant() - grant @req, or pass the lock on at once if it was cancelled
+ * @eng: instance
+ * @req: request
+ * @out: call context
+ */
+void dq_grant(struct rdlm_engine *eng, struct rdlm_req *req,
+	      struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	d->phase = DQ_HELD;
+	d->homewait = 0;
+	if (d->cancel) {
+		rdlm_engine_emit(eng, out, RDLM_ACT_FAIL, req, -ECANCELED, 0);
+		dqe(eng)->proto->release(eng, req, out);
+		return;
+	}
+	/* no lease: a queue lock is held until released or fenced */
+	rdlm_engine_emit(eng, out, RDLM_ACT_GRANT, req, (s64)U64_MAX,
+			 req->mode);
+	if (d->has_succ || d->nsh)
+		dq_blocking(eng, req, out);
+}
+
+/**
+ * dq_blocking() - tell the holder, once per grant, that someone waits
+ * @eng: instance
+ * @req: request
+ * @out: call context
+ */
+void dq_blocking(struct rdlm_engine *eng, struct rdlm_req *req,
+		 struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	if (d->phase != DQ_HELD || d->blocked || d->lost)
+		return;
+	d->blocked = 1;
+	rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req, RDLM_NOTICE_BLOCKING,
+			 0);
+}
+
+static void dq_begin(struct rdlm_engine *eng, struct rdlm_req *req,
+		     struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+	struct dq_req *d = dq(req);
+
+	d->id = dq_mkid(eng->p.node, req->idx, e->inc[req->idx]++);
+	d->pred = 0;
+	d->succ = 0;
+	d->succ_arg = 0;
+	d->has_succ = 0;
+	d->blocked = 0;
+	d->homewait = 0;
+	d->turnwait = 0;
+	d->need = 0;
+	d->nsh = 0;
+	d->sh_head = DQ_NONE;
+	d->restart = 0;
+	d->deaths = e->deaths;
+	d->phase = DQ_ACQ;
+	e->proto->start(eng, req, out);
+}
+
+/**
+ * dq_backoff() - the word is frozen: retry after a random backoff
+ * @eng: instance
+ * @req: request
+ * @out: call context
+ */
+void dq_backoff(struct rdlm_engine *eng, struct rdlm_req *req,
+		struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	if (d->cancel) {
+		rdlm_engine_emit(eng, out, RDLM_ACT_FAIL, req, -ECANCELED, 0);
+		dq_finish(eng, req, out);
+		return;
+	}
+	d->phase = DQ_BACKOFF;
+	rdlm_engine_arm(eng, out, req, rdlm_engine_backoff(eng, ++d->tries));
+}
+
+/**
+ * dq_dead_since() - did a member die since @req began its enqueue?
+ * @eng: instance
+ * @req: request
+ *
+ * Return: true if so.
+ */
+bool dq_dead_since(struct rdlm_engine *eng, struct rdlm_req *req)
+{
+	return dq(req)->deaths != dqe(eng)->deaths;
+}
+
+/**
+ * dq_recover() - ask the home of @req's word to recover it
+ * @eng: instance
+ * @req: request that found a dead neighbour
+ * @out: call context
+ */
+void dq_recover(struct rdlm_engine *eng, struct rdlm_req *req,
+		struct rdlm_out *out)
+{
+	if (dqe(eng)->dead[req->node])
+		return;
+	dq_send(eng, out, req, req->node, DQ_M_RECOVER, req->slot,
+		rdlm_req_id(req), dq(req)->id, 0);
+}
+
+int dq_lock(struct rdlm_engine *eng, struct rdlm_req *req,
+	    struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	if (req->mode != RDLM_MODE_SH && req->mode != RDLM_MODE_EX)
+		return -EOPNOTSUPP;
+	if (req->node >= eng->p.nr_nodes || req->slot >= eng->p.nr_slots)
+		return -EINVAL;
+	if (d->phase != DQ_IDLE)
+		return -EBUSY;
+	if (dqe(eng)->dead[req->node])
+		return -EIO;
+	memset(d, 0, sizeof(*d));
+	dq_begin(eng, req, out);
+	return 0;
+}
+
+int dq_unlock(struct rdlm_engine *eng, struct rdlm_req *req,
+	      struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	switch (d->phase) {
+	case DQ_ACQ:
+	case DQ_WAIT:
+		/* queued: take the lock when it comes and pass it on */
+		d->cancel = 1;
+		return 0;
+	case DQ_BACKOFF:
+		d->cancel = 1;
+		dq_backoff(eng, req, out);
+		return 0;
+	case DQ_HELD:
+		if (d->lost) {
+			dq_finish(eng, req, out);
+			return 0;
+		}
+		dqe(eng)->proto->release(eng, req, out);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* ---- completions ---- */
+
+static void dq_home_complete(struct rdlm_engine *eng,
+			     const struct rdlm_cqe *cqe, struct rdlm_out *out);
+
+void dq_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
+		 struct rdlm_out *out)
+{
+	struct rdlm_req *req = cqe->req;
+	struct dq_req *d;
+	u8 op = (u8)cqe->cookie;
+
+	if (!req) {
+		dq_home_complete(eng, cqe, out);
+		return;
+	}
+	d = dq(req);
+	if (d->outstanding)
+		d->outstanding--;
+	if (cqe->kind == RDLM_VERB_FA || cqe->kind == RDLM_VERB_CAS) {
+		d->ainf = 0;
+		if (cqe->status || d->failio) {
+			/* the home is gone: the lock word with it */
+			if (d->phase == DQ_ACQ)
+				rdlm_engine_emit(eng, out, RDLM_ACT_FAIL, req,
+						 -EIO, 0);
+			dq_finish(eng, req, out);
+			return;
+		}
+		if (d->restart) {
+			/* fenced while in flight: the result is void */
+			d->restart = 0;
+			if (d->phase == DQ_ACQ)
+				dq_backoff(eng, req, out);
+			else
+				dq_finish(eng, req, out);
+			return;
+		}
+		if (d->phase != DQ_FINISH)
+			dqe(eng)->proto->atomic_done(eng, req, op, cqe->value,
+						     out);
+	} else if (cqe->status && op == DQ_OP_NOTE &&
+		   (u32)(cqe->cookie >> 32) == d->id &&
+		   (d->phase == DQ_WAIT || d->phase == DQ_FINISH ||
+		    d->phase == DQ_RELWAIT)) {
+		/* the neighbour we wrote to is gone: the queue is broken */
+		dq_recover(eng, req, out);
+	}
+	dq_maybe_done(eng, req, out);
+}
+
+void dq_timer(struct rdlm_engine *eng, struct rdlm_req *req, u64 cookie,
+	      struct rdlm_out *out)
+{
+	if (!req)
+		return;
+	if (cookie != req->timer_cookie) {
+		rdlm_stat_inc(&eng->stats.stale);
+		return;
+	}
+	if (dq(req)->phase == DQ_BACKOFF)
+		dq_begin(eng, req, out);
+}
+
+/* ---- recovery: home side ---- */
+
+static void dq_fence_local(struct rdlm_engine *eng, u32 home, u32 slot,
+			   struct rdlm_out *out);
+
+static void dq_rec_next(struct rdlm_engine *eng, struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+	u32 s;
+
+	e->rec_slot = DQ_NONE;
+	for (s = 0; s < eng->p.nr_slots; s++) {
+		if (e->slots[s].rec == DQ_REC_PENDING) {
+			e->slots[s].rec = DQ_REC_NONE;
+			dq_home_recover(eng, s, out);
+			return;
+		}
+	}
+}
+
+/**
+ * dq_home_recover() - start recovering one of this home's words
+ * @eng: instance (the home)
+ * @slot: word
+ * @out: call context
+ *
+ * One word at a time: freeze it (its tail becomes DQ_FROZEN, so nobody
+ * queues behind the broken queue), fence every live member, reset it.
+ */
+void dq_home_recover(struct rdlm_engine *eng, u32 slot, struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+	struct dq_slot *s = &e->slots[slot];
+
+	if (s->rec != DQ_REC_NONE)
+		return;
+	if (e->rec_slot != DQ_NONE) {
+		s->rec = DQ_REC_PENDING;
+		return;
+	}
+	e->rec_slot = slot;
+	s->rec = DQ_REC_FREEZE;
+	s->word = 0;
+	dq_home_cas(eng, out, slot, DQ_HC_FREEZE, 0, e->proto->frozen(0));
+}
+
+static void dq_rec_thaw(struct rdlm_engine *eng, u32 slot,
+			struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+	struct dq_slot *s = &e->slots[slot];
+
+	if (s->rec == DQ_REC_FENCE) {
+		/*
+		 * Every live member has dropped its claims and everything it
+		 * sent before (same QP) has arrived: forget the old counts.
+		 * Messages from here on come from requests that enqueue after
+		 * the thaw, possibly before its completion reaches us.
+		 */
+		s->rel = 0;
+		s->ex_pending = 0;
+		s->group_deaths = e->deaths;
+	}
+	s->rec = DQ_REC_THAW;
+	dq_home_cas(eng, out, slot, DQ_HC_THAW, s->word,
+		    e->proto->thawed(s->word));
+}
+
+static void dq_rec_fence(struct rdlm_engine *eng, u32 slot,
+			 struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+	u32 n;
+
+	e->slots[slot].rec = DQ_REC_FENCE;
+	e->rec_seq++;
+	e->rec_wait = 0;
+	for (n = 0; n < eng->p.nr_nodes; n++) {
+		e->acked[n] = 1;
+		if (e->dead[n] || n == eng->p.node)
+			continue;
+		e->acked[n] = 0;
+		e->rec_wait++;
+		dq_send(eng, out, NULL, n, DQ_M_FENCE, slot, 0, e->rec_seq, 0);
+	}
+	dq_fence_local(eng, eng->p.node, slot, out);
+	if (!e->rec_wait)
+		dq_rec_thaw(eng, slot, out);
+}
+
+static void dq_home_complete(struct rdlm_engine *eng,
+			     const struct rdlm_cqe *cqe, struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+	u64 kind = cqe->cookie >> 32;
+	u32 slot = (u32)cqe->cookie;
+	struct dq_slot *s;
+
+	if (!kind || slot >= eng->p.nr_slots)
+		return;		/* home-side SEND */
+	s = &e->slots[slot];
+	if (kind == DQ_HC_RESET) {
+		e->proto->home_cqe(eng, cqe, out);
+		return;
+	}
+	if (cqe->status)
+		return;		/* our own word: cannot fail but by teardown */
+	if (kind == DQ_HC_FREEZE && s->rec == DQ_REC_FREEZE) {
+		if (cqe->value != s->word) {
+			rdlm_stat_inc(&eng->stats.cas_failed);
+			s->word = cqe->value;
+			dq_home_cas(eng, out, slot, DQ_HC_FREEZE, s->word,
+				    e->proto->frozen(s->word));
+			return;
+		}
+		s->word = e->proto->frozen(s->word);
+		dq_rec_fence(eng, slot, out);
+	} else if (kind == DQ_HC_THAW && s->rec == DQ_REC_THAW) {
+		if (cqe->value != s->word) {
+			/* shared FAs or tickets taken meanwhile: still frozen */
+			rdlm_stat_inc(&eng->stats.cas_failed);
+			s->word = cqe->value;
+			dq_rec_thaw(eng, slot, out);
+			return;
+		}
+		rdlm_stat_inc(&eng->stats.resets);
+		s->rec = DQ_REC_NONE;
+		dq_rec_next(eng, out);
+	}
+}
+
+static void dq_home_ack(struct rdlm_engine *eng, u32 node, u32 slot,
+			struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+
+	if (slot != e->rec_slot || e->slots[slot].rec != DQ_REC_FENCE ||
+	    e->acked[node])
+		return;
+	e->acked[node] = 1;
+	if (!--e->rec_wait)
+		dq_rec_thaw(eng, slot, out);
+}
+
+/* ---- recovery: member side ---- */
+
+static void dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
+			 struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	if (dqe(eng)->proto->fence)
+		dqe(eng)->proto->fence(eng, req);
+	d->has_succ = 0;
+	d->nsh = 0;
+	if (d->ainf) {
+		d->restart = 1;
+		return;
+	}
+	switch (d->phase) {
+	case DQ_HELD:
+		if (!d->lost) {
+			d->lost = 1;
+			rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
+					 RDLM_NOTICE_LOST, 0);
+		}
+		break;
+	case DQ_WAIT:
+		d->phase = DQ_ACQ;
+		dq_backoff(eng, req, out);	/* re-queue */
+		break;
+	case DQ_RELWAIT:
+		dq_finish(eng, req, out);
+		break;
+	default:
+		break;
+	}
+}
+
+static void dq_fence_local(struct rdlm_engine *eng, u32 home, u32 slot,
+			   struct rdlm_out *out)
+{
+	u32 i;
+
+	for (i = 0; i < eng->p.nr_reqs; i++) {
+		struct rdlm_req *req = &eng->reqs[i];
+
+		if (req->busy && req->node == home && req->slot == slot &&
+		    dq(req)->phase != DQ_IDLE)
+			dq_fence_req(eng, req, out);
+	}
+}
+
+void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
+	     struct rdlm_out *out)
+{
+	const struct rdlm_msg *m = &rx->msg;
+	struct dq_eng *e = dqe(eng);
+	struct rdlm_req *req;
+	unsigned long flags = 0;
+
+	if (rx->kind == RDLM_VERB_WRITE_IMM) {
+		u8 kind = (u8)(rx->value >> 56);
+
+		req = rx->slot < eng->p.nr_reqs ? &eng->reqs[rx->slot] : NULL;
+		if (!req || !req->busy || dq(req)->id != rx->imm ||
+		    dq(req)->phase == DQ_IDLE || dq(req)->phase == DQ_FINISH) {
+			rdlm_stat_inc(&eng->stats.stale);
+			return;
+		}
+		e->proto->notice(eng, req, kind, (u32)(rx->value >> 32) &
+				 0xffffff, (u32)rx->value, out);
+		return;
+	}
+	if (rx->kind != RDLM_VERB_SEND || m->slot >= eng->p.nr_slots)
+		return;
+	switch (m->type) {
+	case DQ_M_RECOVER:
+		rdlm_spin_lock(&eng->lock, flags);
+		dq_home_recover(eng, m->slot, out);
+		rdlm_spin_unlock(&eng->lock, flags);
+		break;
+	case DQ_M_FENCE:
+		dq_fence_local(eng, rx->src, m->slot, out);
+		dq_send(eng, out, NULL, rx->src, DQ_M_ACK, m->slot, 0,
+			m->token, 0);
+		break;
+	case DQ_M_ACK:
+		rdlm_spin_lock(&eng->lock, flags);
+		if (m->token == e->rec_seq)
+			dq_home_ack(eng, rx->src, m->slot, out);
+		rdlm_spin_unlock(&eng->lock, flags);
+		break;
+	default:
+		if (e->proto->home_msg)
+			e->proto->home_msg(eng, rx, out);
+		break;
+	}
+}
+
+void dq_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
+		    struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+	unsigned long flags = 0;
+	u32 i;
+
+	if (node >= eng->p.nr_nodes || e->dead[node])
+		return;
+	e->dead[node] = 1;
+	e->deaths++;
+	/* home side: stop waiting for its ACK, let the engine look around */
+	rdlm_spin_lock(&eng->lock, flags);
+	if (e->rec_slot != DQ_NONE)
+		dq_home_ack(eng, node, e->rec_slot, out);
+	if (e->proto->home_down)
+		e->proto->home_down(eng, out);
+	rdlm_spin_unlock(&eng->lock, flags);
+	/* member side */
+	for (i = 0; i < eng->p.nr_reqs; i++) {
+		struct rdlm_req *req = &eng->reqs[i];
+		struct dq_req *d = dq(req);
+
+		if (!req->busy || d->phase == DQ_IDLE ||
+		    d->phase == DQ_FINISH)
+			continue;
+		if (req->node == node) {
+			/* the word died with its home */
+			if (d->ainf) {
+				d->failio = 1;
+			} else if (d->phase == DQ_HELD) {
+				d->lost = 1;
+				rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
+						 RDLM_NOTICE_LOST, 0);
+			} else {
+				if (d->phase != DQ_RELWAIT)
+					rdlm_engine_emit(eng, out,
+							 RDLM_ACT_FAIL, req,
+							 -EIO, 0);
+				dq_finish(eng, req, out);
+			}
+			continue;
+		}
+		if ((d->phase == DQ_WAIT && d->pred &&
+		     dq_id_node(d->pred) == node) ||
+		    (d->has_succ && dq_id_node(d->succ) == node) ||
+		    d->phase == DQ_RELWAIT ||
+		    d->turnwait ||
+		    d->nsh)
+			dq_recover(eng, req, out);
+	}
+}

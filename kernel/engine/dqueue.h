@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdlm distributed-queue engines (DQNL, DQNL-SF, N-CoSED): state and
+ * helpers shared by kernel/engine/dqnl.c and kernel/engine/ncosed.c.
+ * Private to the engines; see Documentation/queue-engines.rst.
+ */
+#ifndef RDLM_DQUEUE_H
+#define RDLM_DQUEUE_H
+
+#include "engine.h"
+
+extern const struct rdlm_engine_ops rdlm_dqnl_ops;
+extern const struct rdlm_engine_ops rdlm_dqnl_sf_ops;
+extern const struct rdlm_engine_ops rdlm_ncosed_ops;
+
+/*
+ * Queue member identity (32 bits): [node + 1 : 10 | request index : 14 |
+ * incarnation : 8].  Zero means "nobody"; DQ_FROZEN marks a word under
+ * recovery.  The incarnation changes on every (re-)enqueue of a request, so
+ * that notices meant for an earlier enqueue are recognised and dropped.
+ */
+#define DQ_IDX_BITS	14
+#define DQ_MAX_NODES	1022
+#define DQ_MAX_REQS	16384U		/* 2^DQ_IDX_BITS */
+#define DQ_FROZEN	0xffffffffU
+
+static inline u32 dq_mkid(u32 node, u32 idx, u32 inc)
+{
+	return (node + 1) << 22 | idx << 8 | (inc & 0xff);
+}
+
+static inline u32 dq_id_node(u32 id)
+{
+	return (id >> 22) - 1;
+}
+
+static inline u32 dq_id_idx(u32 id)
+{
+	return (id >> 8) & (DQ_MAX_REQS - 1);
+}
+
+/* WRITE_WITH_IMM notices: value = [kind:8 | arg:24 | sender id:32] */
+enum dq_notice {
+	DQ_N_SUCC = 1,	/* exclusive successor: "I wait behind you" (arg: count) */
+	DQ_N_GRANT,	/* predecessor hands the lock over */
+	DQ_N_SHREQ,	/* N-CoSED: shared request queued behind an exclusive */
+	DQ_N_SHGRANT,	/* N-CoSED: exclusive releases its shared waiters */
+};
+
+static inline u64 dq_note(u8 kind, u32 arg, u32 sender)
+{
+	return (u64)kind << 56 | (u64)(arg & 0xffffff) << 32 | sender;
+}
+
+/* SEND messages between queue engines */
+enum dq_msg {
+	DQ_M_RECOVER = RDLM_MSG_ENGINE,	/* member -> home: word looks broken */
+	DQ_M_FENCE,			/* home -> all: drop claims on the word */
+	DQ_M_ACK,			/* all -> home: claims dropped */
+	DQ_M_EXWAIT,			/* N-CoSED: ex waits for @arg releases */
+	DQ_M_SHREL,			/* N-CoSED: shared release */
+};
+
+/* request phases */
+enum dq_phase {
+	DQ_IDLE = 0,
+	DQ_ACQ,		/* acquire atomic(s) in progress */
+	DQ_BACKOFF,	/* word frozen: retry after a timer */
+	DQ_WAIT,	/* queued, waiting for a handover or a home grant */
+	DQ_HELD,
+	DQ_REL,		/* release CAS in flight */
+	DQ_RELWAIT,	/* released, waiting for successor notices */
+	DQ_FINISH,	/* DONE once all verbs completed */
+};
+
+/* verb cookies of requests: op | id << 32 */
+enum dq_op {
+	DQ_OP_ENQ = 1,	/* CAS into the tail (DQNL, N-CoSED exclusive) */
+	DQ_OP_TICKET,	/* DQNL-SF: FA on the ticket counter */
+	DQ_OP_SWAP,	/* DQNL-SF: CAS of the next ticket into the tail */
+	DQ_OP_PROBE,	/* DQNL-SF: CAS that only reads (not our turn) */
+	DQ_OP_SHFA,	/* N-CoSED shared FA */
+	DQ_OP_REL,	/* release CAS */
+	DQ_OP_NOTE,	/* WRITE_WITH_IMM (cookie bits 8..15: notice kind) */
+	DQ_OP_SEND,
+};
+
+/**
+ * struct dq_req - per-request state of a queue engine (in rdlm_req.priv)
+ * @phase: &enum dq_phase
+ * @cancel: unlock() called before the grant
+ * @lost: fenced by recovery while held
+ * @restart: fenced while an atomic was in flight: its result is void
+ * @ainf: an acquire/release atomic is in flight
+ * @failio: the home was declared dead: fail when the atomic completes
+ * @blocked: BLOCKING notice emitted for this grant
+ * @has_succ: @succ is valid
+ * @homewait: N-CoSED: waiting for the home's GRANT (shared releases)
+ * @turnwait: DQNL-SF: holds a ticket, waiting for its turn
+ * @outstanding: verbs posted and not completed
+ * @id: current queue identity (dq_mkid())
+ * @pred: predecessor identity or 0
+ * @succ: exclusive successor identity
+ * @succ_arg: N-CoSED: shared requests queued between us and @succ
+ * @ticket: DQNL-SF ticket
+ * @need: N-CoSED: shared releases the home must count before our grant
+ * @nsh: N-CoSED: shared requests that queued behind us (notices received)
+ * @sh_head: N-CoSED: list of those not granted yet
+ * @tries: consecutive backoffs
+ * @deaths: engine death count when this enqueue began
+ * @expect: compare value of the next CAS (last observed word)
+ */
+struct dq_req {
+	u8 phase;
+	u8 cancel;
+	u8 lost;
+	u8 restart;
+	u8 ainf;
+	u8 failio;
+	u8 blocked;
+	u8 has_succ;
+	u8 homewait;
+	u8 turnwait;
+	u32 outstanding;
+	u32 id;
+	u32 pred;
+	u32 succ;
+	u32 succ_arg;
+	u32 ticket;
+	u32 need;
+	u32 nsh;
+	u32 sh_head;
+	u32 tries;
+	u32 deaths;
+	u64 expect;
+};
+
+static_assert(sizeof(struct dq_req) <= sizeof(((struct rdlm_req *)0)->priv));
+
+/* home-side recovery state of a slot */
+enum dq_rec {
+	DQ_REC_NONE = 0,
+	DQ_REC_PENDING,	/* requested, another slot is being recovered */
+	DQ_REC_FREEZE,	/* CAS of the word to frozen in flight */
+	DQ_REC_FENCE,	/* waiting for every live member's ACK */
+	DQ_REC_THAW,	/* CAS of the word to its reset value in flight */
+};
+
+/**
+ * struct dq_slot - home-side state of one lock word
+ * @rec: &enum dq_rec
+ * @reset_busy: N-CoSED: shared-count reset CAS in flight
+ * @ex_pending: N-CoSED: an exclusive waits for shared releases
+ * @rel: N-CoSED: shared releases counted and not consumed
+ * @reset_r: N-CoSED: releases the reset CAS in flight would consume
+ * @ex_need: N-CoSED: releases the waiting exclusive needs
+ * @ex_node: N-CoSED: its node
+ * @ex_id: N-CoSED: its queue identity
+ * @group_deaths: N-CoSED: death count when the current shared group began
+ * @ex_reqid: N-CoSED: its rdlm_req_id()
+ * @word: recovery: last observed value of the word
+ */
+struct dq_slot {
+	u8 rec;
+	u8 reset_busy;
+	u8 ex_pending;
+	u32 rel;
+	u32 reset_r;
+	u32 ex_need;
+	u32 ex_node;
+	u32 ex_id;
+	u32 group_deaths;
+	u64 ex_reqid;
+	u64 word;
+};
+
+struct dq_eng;
+
+/**
+ * struct dq_proto - what differs between the queue engines
+ * @start: begin (or restart) acquiring @req; d->id is fresh
+ * @atomic_done: an acquire/release atomic of @req completed
+ * @notice: a WRITE_WITH_IMM notice for @req arrived
+ * @release: release a held, not lost, @req
+ * @home_msg: an engine-specific SEND arrived at the home (may be NULL)
+ * @home_cqe: a home-side verb other than freeze/thaw completed
+ * @frozen: value of the word @v with its tail replaced by DQ_FROZEN
+ * @thawed: reset value of the frozen word @v
+ * @fence: drop engine-specific state of @req (shared lists)
+ * @home_down: home side of a member death (may be NULL)
+ */
+struct dq_proto {
+	void (*start)(struct rdlm_engine *eng, struct rdlm_req *req,
+		      struct rdlm_out *out);
+	void (*atomic_done)(struct rdlm_engine *eng, struct rdlm_req *req,
+			    u8 op, u64 old, struct rdlm_out *out);
+	void (*notice)(struct rdlm_engine *eng, struct rdlm_req *req, u8 kind,
+		       u32 arg, u32 sender, struct rdlm_out *out);
+	void (*release)(struct rdlm_engine *eng, struct rdlm_req *req,
+			struct rdlm_out *out);
+	void (*home_msg)(struct rdlm_engine *eng, const struct rdlm_rx *rx,
+			 struct rdlm_out *out);
+	void (*home_cqe)(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
+			 struct rdlm_out *out);
+	u64 (*frozen)(u64 v);
+	u64 (*thawed)(u64 v);
+	void (*fence)(struct rdlm_engine *eng, struct rdlm_req *req);
+	void (*home_down)(struct rdlm_engine *eng, struct rdlm_out *out);
+};
+
+/**
+ * struct dq_eng - engine-private state of a queue engine instance
+ * @proto: engine hooks
+ * @inc: next incarnation per request index
+ * @dead: nodes declared dead
+ * @acked: recovery: nodes that acknowledged the current fence
+ * @slots: home-side state per lock word
+ * @sh_next: N-CoSED shared-waiter pool: next links
+ * @sh_id: N-CoSED shared-waiter pool: identities
+ * @sh_free: N-CoSED shared-waiter pool: free list
+ * @nr_sh: size of the pool
+ * @deaths: members declared dead so far
+ * @rec_slot: slot being recovered, or U32_MAX
+ * @rec_wait: ACKs still expected
+ * @rec_seq: fence sequence number
+ */
+struct dq_eng {
+	const struct dq_proto *proto;
+	u8 *inc;
+	u8 *dead;
+	u8 *acked;
+	struct dq_slot *slots;
+	u32 *sh_next;
+	u32 *sh_id;
+	u32 sh_free;
+	u32 nr_sh;
+	u32 deaths;
+	u32 rec_slot;
+	u32 rec_wait;
+	u64 rec_seq;
+};
+
+#define DQ_NONE	U32_MAX
+
+/* home-side cookies: kind << 32 | slot */
+#define DQ_HC_FREEZE	1ULL
+#define DQ_HC_THAW	2ULL
+#define DQ_HC_RESET	3ULL
+
+static inline struct dq_req *dq(struct rdlm_req *req)
+{
+	return (struct dq_req *)req->priv;
+}
+
+static inline struct dq_eng *dqe(struct rdlm_engine *eng)
+{
+	return eng->priv;
+}
+
+static inline u64 dq_cookie(struct dq_req *d, u8 op)
+{
+	return (u64)d->id << 32 | op;
+}
+
+int dq_init(struct rdlm_engine *eng, const struct dq_proto *proto,
+	    bool shared_pool);
+void dq_fini(struct rdlm_engine *eng);
+int dq_lock(struct rdlm_engine *eng, struct rdlm_req *req,
+	    struct rdlm_out *out);
+int dq_unlock(struct rdlm_engine *eng, struct rdlm_req *req,
+	      struct rdlm_out *out);
+void dq_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
+		 struct rdlm_out *out);
+void dq_timer(struct rdlm_engine *eng, struct rdlm_req *req, u64 cookie,
+	      struct rdlm_out *out);
+void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
+	     struct rdlm_out *out);
+void dq_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
+		    struct rdlm_out *out);
+
+void dq_atomic(struct rdlm_engine *eng, struct rdlm_out *out,
+	       struct rdlm_req *req, u8 kind, u8 op, u64 arg0, u64 arg1);
+void dq_home_cas(struct rdlm_engine *eng, struct rdlm_out *out, u32 slot,
+		 u64 kind, u64 cmp, u64 swap);
+void dq_notify(struct rdlm_engine *eng, struct rdlm_out *out,
+	       struct rdlm_req *req, u32 target, u8 kind, u32 arg);
+void dq_send(struct rdlm_engine *eng, struct rdlm_out *out,
+	     struct rdlm_req *req, u32 node, u16 type, u32 slot, u64 reqid,
+	     u64 token, u64 arg);
+void dq_grant(struct rdlm_engine *eng, struct rdlm_req *req,
+	      struct rdlm_out *out);
+void dq_blocking(struct rdlm_engine *eng, struct rdlm_req *req,
+		 struct rdlm_out *out);
+void dq_finish(struct rdlm_engine *eng, struct rdlm_req *req,
+	       struct rdlm_out *out);
+void dq_backoff(struct rdlm_engine *eng, struct rdlm_req *req,
+		struct rdlm_out *out);
+void dq_recover(struct rdlm_engine *eng, struct rdlm_req *req,
+		struct rdlm_out *out);
+void dq_home_recover(struct rdlm_engine *eng, u32 slot, struct rdlm_out *out);
+bool dq_dead_since(struct rdlm_engine *eng, struct rdlm_req *req);
+
+#endif /* RDLM_DQUEUE_H */

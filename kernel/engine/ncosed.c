@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlm N-CoSED engine: Narravula et al.'s combined shared/exclusive
+ * distributed queue lock (section 3.2).  Word: [exclusive tail:32 | shared
+ * count:32].
+ *
+ *  Exclusive: CAS [tail:count] -> [us:0], retrying with the value seen.
+ *   old [0:0]  granted at once (3.2.1);
+ *   old [0:c]  c shared holders: the home grants us after counting c
+ *              shared releases (3.2.3; we SEND it EXWAIT(c));
+ *   old [T:c]  queue behind exclusive T: WRITE_WITH_IMM T our identity and
+ *              c; T hands over when it and the c shared requests queued
+ *              behind it are through (then, if c > 0, EXWAIT(c) as above).
+ *  Shared: FA +1 on the low half (3.2.2).
+ *   old [0:*]  granted at once;
+ *   old [T:*]  queued behind exclusive T (3.2.4): WRITE_WITH_IMM T, which
+ *              grants all its shared waiters together when it releases.
+ *  Shared release: SEND SHREL to the home, which counts releases, grants a
+ *  waiting exclusive when its count is reached and otherwise resets the
+ *  shared half to zero with a CAS [0:n] -> [0:0] once n releases are in.
+ *  Exclusive release: grant the shared waiters, then hand over to the
+ *  exclusive successor or CAS [us:c] -> [0:c] (the c shared holders it just
+ *  granted now count as holders of the free word).
+ */
+#include "dqueue.h"
+
+static u32 ex_of(u64 w)
+{
+	return (u32)(w >> 32);
+}
+
+static u32 sh_of(u64 w)
+{
+	return (u32)w;
+}
+
+static u64 mkword(u32 ex, u32 sh)
+{
+	return (u64)ex << 32 | sh;
+}
+
+static void nc_start(struct rdlm_engine *eng, struct rdlm_req *req,
+		     struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	if (req->mode == RDLM_MODE_SH) {
+		dq_atomic(eng, out, req, RDLM_VERB_FA, DQ_OP_SHFA, 1, 0);
+		return;
+	}
+	d->expect = 0;
+	dq_atomic(eng, out, req, RDLM_VERB_CAS, DQ_OP_ENQ, 0,
+		  mkword(d->id, 0));
+}
+
+/* wait for the home to count @need shared releases */
+static void nc_home_wait(struct rdlm_engine *eng, struct rdlm_req *req,
+			 struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	d->phase = DQ_WAIT;
+	d->homewait = 1;
+	dq_send(eng, out, req, req->node, DQ_M_EXWAIT, req->slot,
+		rdlm_req_id(req), d->id, d->need);
+}
+
+static void nc_queue_behind(struct rdlm_engine *eng, struct rdlm_req *req,
+			    u32 pred, u8 kind, u32 arg, struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	d->pred = pred;
+	d->phase = DQ_WAIT;
+	if (dqe(eng)->dead[dq_id_node(pred)])
+		dq_recover(eng, req, out);
+	else
+		dq_notify(eng, out, req, pred, kind, arg);
+}
+
+static void nc_grant_shared(struct rdlm_engine *eng, struct rdlm_req *req,
+			    struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+	struct dq_req *d = dq(req);
+	u32 i;
+
+	while (d->sh_head != DQ_NONE) {
+		i = d->sh_head;
+		d->sh_head = e->sh_next[i];
+		dq_notify(eng, out, req, e->sh_id[i], DQ_N_SHGRANT, 0);
+		e->sh_next[i] = e->sh_free;
+		e->sh_free = i;
+	}
+}
+
+/* exclusive release, one step: called whenever something it waits for came */
+static void nc_release_step(struct rdlm_engine *eng, struct rdlm_req *req,
+			    struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	nc_grant_shared(eng, req, out);
+	if (d->ainf)
+		return;		/* the release CAS will tell */
+	if (d->has_succ) {
+		if (d->nsh >= d->succ_arg) {
+			dq_notify(eng, out, req, d->succ, DQ_N_GRANT, 0);
+			dq_finish(eng, req, out);
+		} else if (dq_dead_since(eng, req)) {
+			dq_recover(eng, req, out);
+		}
+		return;
+	}
+	if (ex_of(d->expect) == d->id && sh_of(d->expect) <= d->nsh) {
+		d->phase = DQ_REL;
+		d->expect = mkword(d->id, d->nsh);
+		dq_atomic(eng, out, req, RDLM_VERB_CAS, DQ_OP_REL, d->expect,
+			  mkword(0, d->nsh));
+		return;
+	}
+	/* shared notices or the successor's notice still on the way */
+	d->phase = DQ_RELWAIT;
+	if (dq_dead_since(eng, req))
+		dq_recover(eng, req, out);
+}
+
+static void nc_release(struct rdlm_engine *eng, struct rdlm_req *req,
+		       struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	if (req->mode == RDLM_MODE_SH) {
+		dq_send(eng, out, req, req->node, DQ_M_SHREL, req->slot,
+			rdlm_req_id(req), d->id, 0);
+		dq_finish(eng, req, out);
+		return;
+	}
+	d->phase = DQ_RELWAIT;
+	d->expect = mkword(d->id, d->nsh);
+	nc_release_step(eng, req, out);
+}
+
+static void nc_atomic_done(struct rdlm_engine *eng, struct rdlm_req *req,
+			   u8 op, u64 old, struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	if (op != DQ_OP_REL && ex_of(old) == DQ_FROZEN) {
+		if (op == DQ_OP_ENQ)
+			rdlm_stat_inc(&eng->stats.cas_failed);
+		dq_backoff(eng, req, out);
+		return;
+	}
+	switch (op) {
+	case DQ_OP_SHFA:
+		if (!ex_of(old))
+			dq_grant(eng, req, out);		/* 3.2.2 */
+		else
+			nc_queue_behind(eng, req, ex_of(old), DQ_N_SHREQ, 0,
+					out);		/* 3.2.4 */
+		return;
+	case DQ_OP_ENQ:
+		if (old != d->expect) {
+			rdlm_stat_inc(&eng->stats.cas_failed);
+			if (d->cancel) {
+				rdlm_engine_emit(eng, out, RDLM_ACT_FAIL, req,
+						 -ECANCELED, 0);
+				dq_finish(eng, req, out);
+				return;
+			}
+			d->expect = old;
+			dq_atomic(eng, out, req, RDLM_VERB_CAS, DQ_OP_ENQ, old,
+				  mkword(d->id, 0));
+			return;
+		}
+		d->need = sh_of(old);
+		d->expect = mkword(d->id, 0);
+		if (ex_of(old))
+			nc_queue_behind(eng, req, ex_of(old), DQ_N_SUCC,
+					d->need, out);		/* 3.2.1 */
+		else if (d->need)
+			nc_home_wait(eng, req, out);		/* 3.2.3 */
+		else
+			dq_grant(eng, req, out);
+		return;
+	case DQ_OP_REL:
+		if (old == d->expect) {
+			dq_finish(eng, req, out);
+			return;
+		}
+		rdlm_stat_inc(&eng->stats.cas_failed);
+		d->expect = old;
+		nc_release_step(eng, req, out);
+		return;
+	default:
+		return;
+	}
+}
+
+static void nc_notice(struct rdlm_engine *eng, struct rdlm_req *req, u8 kind,
+		      u32 arg, u32 sender, struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+	struct dq_req *d = dq(req);
+	u32 i;
+
+	switch (kind) {
+	case DQ_N_SUCC:
+		if (req->mode != RDLM_MODE_EX || d->has_succ || d->lost)
+			break;
+		d->has_succ = 1;
+		d->succ = sender;
+		d->succ_arg = arg;
+		if (d->phase == DQ_HELD)
+			dq_blocking(eng, req, out);
+		else if (d->phase == DQ_RELWAIT)
+			nc_release_step(eng, req, out);
+		return;
+	case DQ_N_SHREQ:
+		if (req->mode != RDLM_MODE_EX || d->lost || e->sh_free == DQ_NONE)
+			break;
+		i = e->sh_free;
+		e->sh_free = e->sh_next[i];
+		e->sh_id[i] = sender;
+		e->sh_next[i] = d->sh_head;
+		d->sh_head = i;
+		d->nsh++;
+		if (d->phase == DQ_HELD)
+			dq_blocking(eng, req, out);
+		else if (d->phase == DQ_RELWAIT || d->phase == DQ_REL)
+			nc_release_step(eng, req, out);
+		return;
+	case DQ_N_SHGRANT:
+		if (d->phase != DQ_WAIT || req->mode != RDLM_MODE_SH ||
+		    sender != d->pred)
+			break;
+		dq_grant(eng, req, out);
+		return;
+	case DQ_N_GRANT:
+		if (d->phase != DQ_WAIT || d->homewait || sender != d->pred)
+			break;
+		if (d->need)
+			nc_home_wait(eng, req, out);	/* group behind pred */
+		else
+			dq_grant(eng, req, out);
+		return;
+	default:
+		break;
+	}
+	rdlm_stat_inc(&eng->stats.stale);
+}
+
+/* ---- home side: counting shared releases ---- */
+
+static void nc_home_settle(struct rdlm_engine *eng, u32 slot, bool reset,
+			   struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+	struct dq_slot *s = &e->slots[slot];
+
+	/*
+	 * Never grant while our reset CAS is in flight: the word could pass
+	 * through [ex:..] and back to [0:n] and the stale reset would then
+	 * zero a live count (ABA).  Until the exclusive is granted the word
+	 * has a non-zero tail, so that reset fails and settles the grant.
+	 */
+	if (s->ex_pending && s->rel >= s->ex_need && !s->reset_busy) {
+		s->rel -= s->ex_need;
+		s->ex_pending = 0;
+		s->group_deaths = e->deaths;
+		dq_send(eng, out, NULL, s->ex_node, RDLM_MSG_GRANT, slot,
+			s->ex_reqid, s->ex_id, 0);
+	} else if (reset && !s->ex_pending && !s->reset_busy && s->rel) {
+		/* 3.2.2 step 2: all releases in? then zero the shared half */
+		s->reset_busy = 1;
+		s->reset_r = s->rel;
+		dq_home_cas(eng, out, slot, DQ_HC_RESET, mkword(0, s->rel), 0);
+	}
+}
+
+static void nc_home_msg(struct rdlm_engine *eng, const struct rdlm_rx *rx,
+			struct rdlm_out *out)
+{
+	const struct rdlm_msg *m = &rx->msg;
+	struct dq_eng *e = dqe(eng);
+	struct dq_slot *s = &e->slots[m->slot];
+	struct rdlm_req *req;
+	unsigned long flags = 0;
+
+	switch (m->type) {
+	case DQ_M_EXWAIT:
+	case DQ_M_SHREL:
+		rdlm_spin_lock(&eng->lock, flags);
+		if (s->rec == DQ_REC_FREEZE || s->rec == DQ_REC_FENCE) {
+			/* sent before its sender was fenced: void */
+			rdlm_stat_inc(&eng->stats.stale);
+		} else if (m->type == DQ_M_SHREL) {
+			s->rel++;
+			nc_home_settle(eng, m->slot, true, out);
+		} else {
+			s->ex_pending = 1;
+			s->ex_need = (u32)m->arg;
+			s->ex_node = rx->src;
+			s->ex_id = (u32)m->token;
+			s->ex_reqid = m->reqid;
+			nc_home_settle(eng, m->slot, false, out);
+			if (s->ex_pending && s->group_deaths != e->deaths)
+				dq_home_recover(eng, m->slot, out);
+		}
+		rdlm_spin_unlock(&eng->lock, flags);
+		break;
+	case RDLM_MSG_GRANT:
+		req = rdlm_req_lookup(eng, m->reqid);
+		if (req && dq(req)->phase == DQ_WAIT && dq(req)->homewait &&
+		    dq(req)->id == (u32)m->token)
+			dq_grant(eng, req, out);
+		else
+			rdlm_stat_inc(&eng->stats.stale);
+		break;
+	default:
+		break;
+	}
+}
+
+static void nc_home_cqe(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
+			struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+	u32 slot = (u32)cqe->cookie;
+	struct dq_slot *s = &e->slots[slot];
+
+	s->reset_busy = 0;
+	if (cqe->status || s->rec == DQ_REC_FREEZE || s->rec == DQ_REC_FENCE)
+		return;
+	if (cqe->value != mkword(0, s->reset_r)) {
+		/* more shared holders, or an exclusive came */
+		rdlm_stat_inc(&eng->stats.cas_failed);
+	} else {
+		s->rel -= s->reset_r;
+		s->group_deaths = e->deaths;
+	}
+	nc_home_settle(eng, slot, false, out);
+}
+
+/* a member died: an exclusive waiting for shared releases may wait forever */
+static void nc_home_down(struct rdlm_engine *eng, struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+	u32 slot;
+
+	for (slot = 0; slot < eng->p.nr_slots; slot++)
+		if (e->slots[slot].ex_pending)
+			dq_home_recover(eng, slot, out);
+}
+
+static void nc_fence(struct rdlm_engine *eng, struct rdlm_req *req)
+{
+	struct dq_eng *e = dqe(eng);
+	struct dq_req *d = dq(req);
+	u32 i;
+
+	while (d->sh_head != DQ_NONE) {
+		i = d->sh_head;
+		d->sh_head = e->sh_next[i];
+		e->sh_next[i] = e->sh_free;
+		e->sh_free = i;
+	}
+	d->homewait = 0;
+}
+
+static u64 nc_frozen(u64 v)
+{
+	return mkword(DQ_FROZEN, sh_of(v));
+}
+
+static u64 nc_thawed(u64 v)
+{
+	return 0;
+}
+
+static const struct dq_proto nc_proto = {
+	.start = nc_start,
+	.atomic_done = nc_atomic_done,
+	.notice = nc_notice,
+	.release = nc_release,
+	.home_msg = nc_home_msg,
+	.home_cqe = nc_home_cqe,
+	.frozen = nc_frozen,
+	.thawed = nc_thawed,
+	.fence = nc_fence,
+	.home_down = nc_home_down,
+};
+
+static int nc_init(struct rdlm_engine *eng)
+{
+	return dq_init(eng, &nc_proto, true);
+}
+
+const struct rdlm_engine_ops rdlm_ncosed_ops = {
+	.name = "ncosed",
+	.init = nc_init,
+	.fini = dq_fini,
+	.lock = dq_lock,
+	.unlock = dq_unlock,
+	.complete = dq_complete,
+	.timer = dq_timer,
+	.recv = dq_recv,
+	.member_down = dq_member_down,
+};

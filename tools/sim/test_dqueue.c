@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the distributed-queue engines (DQNL, DQNL-SF, N-CoSED).
+ * Included by check.c after its harness (cap, O(), find(), posted(),
+ * has_notice(), count_msgs(), deliver(), CHECK); not built on its own.
+ * Three engine instances: A (node 0) and B (node 2) request the word at
+ * home H (node 1), slot 3.
+ */
+#include "dqueue.h"
+
+static struct rdlm_engine DA, DB, DH;
+
+static void dqt_setup(struct rdlm_engine *eng,
+		      const struct rdlm_engine_ops *ops, u32 node)
+{
+	struct rdlm_engine_params p;
+
+	memset(&p, 0, sizeof(p));
+	rdlm_engine_default_params(&p);
+	p.node = node;
+	p.nr_nodes = 4;
+	p.nr_slots = 16;
+	p.nr_reqs = 8;
+	p.seed = 11 + node;
+	if (rdlm_engine_init(eng, ops, &p))
+		abort();
+}
+
+static void dqt_all(const struct rdlm_engine_ops *ops)
+{
+	dqt_setup(&DA, ops, 0);
+	dqt_setup(&DB, ops, 2);
+	dqt_setup(&DH, ops, 1);
+}
+
+static void dqt_fini(void)
+{
+	rdlm_engine_fini(&DA);
+	rdlm_engine_fini(&DB);
+	rdlm_engine_fini(&DH);
+}
+
+static struct rdlm_req *dqt_req(struct rdlm_engine *eng, u8 mode)
+{
+	struct rdlm_req *r = rdlm_req_alloc(eng);
+
+	r->node = 1;
+	r->slot = 3;
+	r->mode = mode;
+	return r;
+}
+
+/* the nth captured POST of verb kind @kind (copied: cap is reused) */
+static bool dqt_post(u8 kind, int nth, struct rdlm_verb *v)
+{
+	int i;
+
+	for (i = 0; i < cap.n; i++)
+		if (cap.a[i].kind == RDLM_ACT_POST &&
+		    cap.a[i].verb.kind == kind && !nth--) {
+			*v = cap.a[i].verb;
+			return true;
+		}
+	memset(v, 0, sizeof(*v));
+	return false;
+}
+
+static int dqt_posts(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < cap.n; i++)
+		n += cap.a[i].kind == RDLM_ACT_POST;
+	return n;
+}
+
+static void dqt_lock(struct rdlm_engine *eng, struct rdlm_req *r)
+{
+	struct rdlm_out o = O(0);
+
+	CHECK(eng->ops->lock(eng, r, &o) == 0);
+}
+
+static void dqt_unlock(struct rdlm_engine *eng, struct rdlm_req *r)
+{
+	struct rdlm_out o = O(0);
+
+	CHECK(eng->ops->unlock(eng, r, &o) == 0);
+}
+
+/* complete verb @v posted by @eng with @value */
+static void dqt_cqe(struct rdlm_engine *eng, const struct rdlm_verb *v,
+		    u64 value, int status)
+{
+	struct rdlm_cqe c = { .req = v->req, .cookie = v->cookie,
+			      .kind = v->kind, .status = status,
+			      .value = value };
+	struct rdlm_out o = O(0);
+
+	eng->ops->complete(eng, &c, &o);
+}
+
+/* the WRITE_WITH_IMM @v lands at @to */
+static void dqt_imm(struct rdlm_engine *to, const struct rdlm_verb *v,
+		    u32 from)
+{
+	struct rdlm_rx rx;
+	struct rdlm_out o;
+
+	memset(&rx, 0, sizeof(rx));
+	rx.kind = RDLM_VERB_WRITE_IMM;
+	rx.src = from;
+	rx.slot = v->slot;
+	rx.imm = v->imm;
+	rx.value = v->arg0;
+	o = O(0);
+	to->ops->recv(to, &rx, &o);
+}
+
+static void dqt_down(struct rdlm_engine *eng, u32 node)
+{
+	struct rdlm_out o = O(0);
+
+	eng->ops->member_down(eng, node, 1, &o);
+}
+
+static u64 NCW(u32 ex, u32 sh)
+{
+	return (u64)ex << 32 | sh;
+}
+
+static u64 SFW(u64 counter, u64 turn, u64 tl)
+{
+	return counter << 48 | turn << 32 | tl;
+}
+
+/* DQNL: uncontended, one CAS to lock and one to unlock (Table 3) */
+static void t_dq_uncontended(void)
+{
+	struct rdlm_verb v;
+	const struct rdlm_action *g;
+	struct rdlm_req *r;
+	u32 id;
+
+	dqt_all(&rdlm_dqnl_ops);
+	r = dqt_req(&DA, RDLM_MODE_EX);
+	dqt_lock(&DA, r);
+	id = dq(r)->id;
+	CHECK(dqt_posts() == 1 && dqt_post(RDLM_VERB_CAS, 0, &v));
+	CHECK(v.node == 1 && v.slot == 3 && v.arg0 == 0 && v.arg1 == id);
+	CHECK(dq_id_node(id) == 0 && dq_id_idx(id) == r->idx);
+	dqt_cqe(&DA, &v, 0, 0);
+	g = find(RDLM_ACT_GRANT, 0);
+	CHECK(g && g->req == r && g->lease_end == U64_MAX);
+	CHECK(DA.stats.verbs[RDLM_VERB_CAS] == 1 && !DA.stats.cas_failed);
+	dqt_unlock(&DA, r);
+	CHECK(dqt_posts() == 1 && dqt_post(RDLM_VERB_CAS, 0, &v));
+	CHECK(v.arg0 == id && v.arg1 == 0);
+	dqt_cqe(&DA, &v, id, 0);
+	CHECK(find(RDLM_ACT_DONE, 0));
+	CHECK(DA.stats.verbs[RDLM_VERB_CAS] == 2);
+	dqt_fini();
+}
+
+/* DQNL: queue behind a holder, successor notice, blocking, handover */
+static void t_dq_handover(void)
+{
+	struct rdlm_verb v, note, hand;
+	struct rdlm_req *a, *b;
+	u32 ida, idb;
+
+	dqt_all(&rdlm_dqnl_ops);
+	a = dqt_req(&DA, RDLM_MODE_EX);
+	dqt_lock(&DA, a);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	ida = dq(a)->id;
+	dqt_cqe(&DA, &v, 0, 0);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+
+	b = dqt_req(&DB, RDLM_MODE_EX);
+	dqt_lock(&DB, b);
+	idb = dq(b)->id;
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DB, &v, ida, 0);		/* compare 0 failed: retry */
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == ida &&
+	      v.arg1 == idb);
+	CHECK(DB.stats.cas_failed == 1);
+	dqt_cqe(&DB, &v, ida, 0);		/* swapped in behind A */
+	CHECK(!find(RDLM_ACT_GRANT, 0));
+	CHECK(dqt_post(RDLM_VERB_WRITE_IMM, 0, &note));
+	/* into A's mailbox slot, never the lock table */
+	CHECK(note.node == 0 && note.slot == a->idx && note.imm == ida);
+	CHECK((u32)note.arg0 == idb && note.arg0 >> 56 == DQ_N_SUCC);
+	dqt_imm(&DA, &note, 2);
+	CHECK(has_notice(RDLM_NOTICE_BLOCKING));
+	/* a notice for another incarnation of A's slot is dropped */
+	note.imm ^= 1;
+	dqt_imm(&DA, &note, 2);
+	CHECK(cap.n == 0 && DA.stats.stale == 1);
+
+	dqt_unlock(&DA, a);			/* successor known: no CAS */
+	CHECK(dqt_posts() == 1 && dqt_post(RDLM_VERB_WRITE_IMM, 0, &hand));
+	CHECK(hand.node == 2 && hand.slot == b->idx && hand.imm == idb &&
+	      hand.arg0 >> 56 == DQ_N_GRANT);
+	CHECK(!find(RDLM_ACT_DONE, 0));
+	dqt_cqe(&DA, &hand, 0, 0);
+	CHECK(find(RDLM_ACT_DONE, 0));
+	dqt_imm(&DB, &hand, 0);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+	dqt_imm(&DB, &hand, 0);			/* twice: ignored */
+	CHECK(!find(RDLM_ACT_GRANT, 0));
+	dqt_fini();
+}
+
+/* DQNL 4.3.1: release CAS finds a successor that has not written yet */
+static void t_dq_transient(void)
+{
+	struct rdlm_verb v, hand;
+	struct rdlm_req *a;
+	u32 ida, other = dq_mkid(2, 5, 9);
+
+	dqt_all(&rdlm_dqnl_ops);
+	a = dqt_req(&DA, RDLM_MODE_EX);
+	dqt_lock(&DA, a);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	ida = dq(a)->id;
+	dqt_cqe(&DA, &v, 0, 0);
+	dqt_unlock(&DA, a);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DA, &v, other, 0);
+	CHECK(dqt_posts() == 0 && !find(RDLM_ACT_DONE, 0));
+	CHECK(DA.stats.cas_failed == 1);
+	/* the successor's notice lands: hand over, then done */
+	memset(&v, 0, sizeof(v));
+	v.slot = a->idx;
+	v.imm = ida;
+	v.arg0 = dq_note(DQ_N_SUCC, 0, other);
+	dqt_imm(&DA, &v, 2);
+	CHECK(dqt_post(RDLM_VERB_WRITE_IMM, 0, &hand) && hand.imm == other &&
+	      hand.arg0 >> 56 == DQ_N_GRANT);
+	dqt_cqe(&DA, &hand, 0, 0);
+	CHECK(find(RDLM_ACT_DONE, 0));
+	dqt_fini();
+}
+
+/* DQNL-SF: FA then CAS; only the next ticket swaps in; failed CAS counted */
+static void t_dq_sf(void)
+{
+	struct rdlm_verb v;
+	struct rdlm_req *a, *b;
+	u32 ida, idb, x = dq_mkid(3, 1, 1);
+
+	dqt_all(&rdlm_dqnl_sf_ops);
+	a = dqt_req(&DA, RDLM_MODE_EX);
+	dqt_lock(&DA, a);
+	ida = dq(a)->id;
+	CHECK(dqt_post(RDLM_VERB_FA, 0, &v) && v.arg0 == 1ULL << 48);
+	dqt_cqe(&DA, &v, SFW(5, 5, 0), 0);	/* ticket 5, our turn */
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == SFW(6, 5, 0) &&
+	      v.arg1 == SFW(6, 6, ida));
+	dqt_cqe(&DA, &v, SFW(6, 5, 0), 0);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+	CHECK(DA.stats.verbs[RDLM_VERB_FA] == 1 &&
+	      DA.stats.verbs[RDLM_VERB_CAS] == 1);	/* one extra FA */
+	/* release while tickets were taken: CAS again, keep the turn */
+	dqt_unlock(&DA, a);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == SFW(6, 6, ida) &&
+	      v.arg1 == SFW(6, 6, 0));
+	dqt_cqe(&DA, &v, SFW(9, 6, ida), 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == SFW(9, 6, ida) &&
+	      v.arg1 == SFW(9, 6, 0));
+	dqt_cqe(&DA, &v, SFW(9, 6, ida), 0);
+	CHECK(find(RDLM_ACT_DONE, 0) && DA.stats.cas_failed == 1);
+
+	/* ticket 7 while turn is 5: probe until turn 7, then swap */
+	b = dqt_req(&DB, RDLM_MODE_EX);
+	dqt_lock(&DB, b);
+	idb = dq(b)->id;
+	dqt_post(RDLM_VERB_FA, 0, &v);
+	dqt_cqe(&DB, &v, SFW(7, 5, x), 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == SFW(8, 5, x) &&
+	      v.arg1 == v.arg0);
+	dqt_cqe(&DB, &v, SFW(8, 6, x), 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg1 == v.arg0);
+	dqt_cqe(&DB, &v, SFW(9, 7, x), 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == SFW(9, 7, x) &&
+	      v.arg1 == SFW(9, 8, idb));
+	dqt_cqe(&DB, &v, SFW(9, 7, x), 0);
+	CHECK(DB.stats.cas_failed == 2);
+	CHECK(dqt_post(RDLM_VERB_WRITE_IMM, 0, &v) && v.imm == x &&
+	      v.node == 3 && (u32)v.arg0 == idb);
+	dqt_fini();
+}
+
+/* N-CoSED 3.2.2 / 3.2.3: shared by FA, exclusive after shared waits at home */
+static void t_nc_shared_then_ex(void)
+{
+	struct rdlm_verb v, rel, exw, reset;
+	struct rdlm_req *s, *x;
+	u32 idx;
+
+	dqt_all(&rdlm_ncosed_ops);
+	s = dqt_req(&DB, RDLM_MODE_SH);
+	dqt_lock(&DB, s);
+	CHECK(dqt_posts() == 1 && dqt_post(RDLM_VERB_FA, 0, &v) &&
+	      v.arg0 == 1);
+	dqt_cqe(&DB, &v, NCW(0, 1), 0);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+
+	x = dqt_req(&DA, RDLM_MODE_EX);
+	dqt_lock(&DA, x);
+	idx = dq(x)->id;
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	CHECK(v.arg0 == 0 && v.arg1 == NCW(idx, 0));
+	dqt_cqe(&DA, &v, NCW(0, 2), 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == NCW(0, 2));
+	dqt_cqe(&DA, &v, NCW(0, 2), 0);		/* two shared holders */
+	CHECK(!find(RDLM_ACT_GRANT, 0));
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &exw) && exw.node == 1 &&
+	      exw.msg.type == DQ_M_EXWAIT && exw.msg.arg == 2);
+
+	dqt_unlock(&DB, s);			/* shared release: to the home */
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &rel) &&
+	      rel.msg.type == DQ_M_SHREL && rel.node == 1);
+	deliver(&DH, &rel, 2, 0);
+	/* home: all in? try to zero the shared half */
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &reset) && reset.node == 1 &&
+	      reset.arg0 == NCW(0, 1) && reset.arg1 == 0);
+	deliver(&DH, &exw, 0, 0);		/* still one holder out */
+	CHECK(!count_msgs(RDLM_MSG_GRANT));
+	dqt_cqe(&DH, &reset, NCW(idx, 0), 0);	/* an exclusive came */
+	CHECK(!count_msgs(RDLM_MSG_GRANT));
+	deliver(&DH, &rel, 3, 0);		/* second shared release */
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &v) &&
+	      v.msg.type == RDLM_MSG_GRANT && v.node == 0 &&
+	      v.msg.token == idx);
+	deliver(&DA, &v, 1, 0);
+	CHECK(find(RDLM_ACT_GRANT, 0) && find(RDLM_ACT_GRANT, 0)->req == x);
+	dqt_fini();
+}
+
+/* N-CoSED 3.2.1 / 3.2.4: shared and exclusive queued behind an exclusive */
+static void t_nc_behind_ex(void)
+{
+	struct rdlm_verb v, shreq, succ, g1, g2;
+	struct rdlm_req *a, *s, *c, *d;
+	u32 ida, idc;
+
+	dqt_all(&rdlm_ncosed_ops);
+	a = dqt_req(&DA, RDLM_MODE_EX);
+	dqt_lock(&DA, a);
+	ida = dq(a)->id;
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DA, &v, 0, 0);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+
+	s = dqt_req(&DB, RDLM_MODE_SH);
+	dqt_lock(&DB, s);
+	dqt_post(RDLM_VERB_FA, 0, &v);
+	dqt_cqe(&DB, &v, NCW(ida, 0), 0);
+	CHECK(!find(RDLM_ACT_GRANT, 0));
+	CHECK(dqt_post(RDLM_VERB_WRITE_IMM, 0, &shreq) && shreq.imm == ida &&
+	      shreq.arg0 >> 56 == DQ_N_SHREQ);
+	dqt_imm(&DA, &shreq, 2);
+	CHECK(has_notice(RDLM_NOTICE_BLOCKING));
+
+	c = dqt_req(&DB, RDLM_MODE_EX);
+	dqt_lock(&DB, c);
+	idc = dq(c)->id;
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DB, &v, NCW(ida, 1), 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	CHECK(v.arg0 == NCW(ida, 1) && v.arg1 == NCW(idc, 0));
+	dqt_cqe(&DB, &v, NCW(ida, 1), 0);
+	CHECK(dqt_post(RDLM_VERB_WRITE_IMM, 0, &succ) &&
+	      ((succ.arg0 >> 32) & 0xffffff) == 1);	/* one shared between */
+	dqt_imm(&DA, &succ, 2);
+
+	/* A releases: shared waiter and exclusive successor, no atomics */
+	dqt_unlock(&DA, a);
+	CHECK(dqt_posts() == 2 && dqt_post(RDLM_VERB_WRITE_IMM, 0, &g1) &&
+	      dqt_post(RDLM_VERB_WRITE_IMM, 1, &g2));
+	CHECK(g1.imm == dq(s)->id && g1.arg0 >> 56 == DQ_N_SHGRANT);
+	CHECK(g2.imm == idc && g2.arg0 >> 56 == DQ_N_GRANT);
+	dqt_imm(&DB, &g1, 0);
+	CHECK(find(RDLM_ACT_GRANT, 0) && find(RDLM_ACT_GRANT, 0)->req == s);
+	dqt_imm(&DB, &g2, 0);			/* wait for that shared one */
+	CHECK(!find(RDLM_ACT_GRANT, 0));
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &v) && v.msg.type == DQ_M_EXWAIT &&
+	      v.msg.arg == 1);
+
+	/* exclusive release with a shared waiter and no successor */
+	d = dqt_req(&DA, RDLM_MODE_EX);
+	dqt_lock(&DA, d);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DA, &v, 0, 0);
+	memset(&v, 0, sizeof(v));
+	v.slot = d->idx;
+	v.imm = dq(d)->id;
+	v.arg0 = dq_note(DQ_N_SHREQ, 0, dq_mkid(3, 2, 2));
+	dqt_imm(&DA, &v, 3);
+	dqt_unlock(&DA, d);
+	CHECK(dqt_post(RDLM_VERB_WRITE_IMM, 0, &g1) && g1.node == 3);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) &&
+	      v.arg0 == NCW(dq(d)->id, 1) && v.arg1 == NCW(0, 1));
+	dqt_cqe(&DA, &g1, 0, 0);
+	dqt_cqe(&DA, &v, NCW(dq(d)->id, 1), 0);
+	CHECK(find(RDLM_ACT_DONE, 0));
+	dqt_fini();
+}
+
+/* recovery: a dead predecessor, freeze, fence, thaw, re-queue, lost */
+static void t_dq_recovery(void)
+{
+	struct rdlm_verb v, rec, f0, f2, ack0, ack2;
+	struct rdlm_req *a, *b;
+	u32 dead = dq_mkid(3, 0, 0), ida;
+
+	dqt_all(&rdlm_dqnl_ops);
+	b = dqt_req(&DB, RDLM_MODE_EX);		/* holder elsewhere */
+	dqt_lock(&DB, b);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DB, &v, 0, 0);
+	a = dqt_req(&DA, RDLM_MODE_EX);		/* queued behind node 3 */
+	dqt_lock(&DA, a);
+	ida = dq(a)->id;
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DA, &v, dead, 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DA, &v, dead, 0);
+	dqt_down(&DA, 3);
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &rec) && rec.node == 1 &&
+	      rec.msg.type == DQ_M_RECOVER && rec.msg.slot == 3);
+	dqt_down(&DH, 3);
+	deliver(&DH, &rec, 0, 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.node == 1 &&
+	      (v.flags & RDLM_VF_RESET) && v.arg1 == DQ_FROZEN);
+	dqt_cqe(&DH, &v, ida, 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == ida &&
+	      v.arg1 == DQ_FROZEN);
+	dqt_cqe(&DH, &v, ida, 0);
+	/* fence the live members only */
+	CHECK(count_msgs(DQ_M_FENCE) == 2);
+	dqt_post(RDLM_VERB_SEND, 0, &f0);
+	dqt_post(RDLM_VERB_SEND, 1, &f2);
+	CHECK(f0.node == 0 && f2.node == 2);
+	deliver(&DA, &f0, 1, 0);		/* waiter: re-queue later */
+	CHECK(find(RDLM_ACT_TIMER, 0) && !find(RDLM_ACT_FAIL, 0));
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &ack0) &&
+	      ack0.msg.type == DQ_M_ACK);
+	deliver(&DB, &f2, 1, 0);		/* holder: lost, loudly */
+	CHECK(has_notice(RDLM_NOTICE_LOST));
+	dqt_post(RDLM_VERB_SEND, 0, &ack2);
+	deliver(&DH, &ack0, 0, 0);
+	CHECK(!dqt_posts());
+	deliver(&DH, &ack2, 2, 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == DQ_FROZEN &&
+	      v.arg1 == 0);
+	dqt_cqe(&DH, &v, DQ_FROZEN, 0);
+	CHECK(DH.stats.resets == 1);
+	/* the lost holder unlocks without touching the word */
+	dqt_unlock(&DB, b);
+	CHECK(!dqt_posts() && find(RDLM_ACT_DONE, 0));
+	/* the waiter re-queues under a new incarnation */
+	{
+		struct rdlm_out o = O(0);
+
+		DA.ops->timer(&DA, a, a->timer_cookie, &o);
+	}
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == 0 &&
+	      v.arg1 == dq(a)->id && dq(a)->id != ida);
+	dqt_cqe(&DA, &v, 0, 0);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+	/* a word whose home died: waiting requests fail with -EIO */
+	b = dqt_req(&DB, RDLM_MODE_EX);
+	dqt_lock(&DB, b);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DB, &v, dead, 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DB, &v, dead, 0);
+	dqt_down(&DB, 1);
+	CHECK(fail_err() == -EIO);
+	dqt_fini();
+}
