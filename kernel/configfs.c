@@ -3,33 +3,180 @@
  * rdlm: the configfs namespace, the administrators' way in.
  *
  *   /sys/kernel/config/rdlm/
- *	nodes/<name>/nodeid	cluster members, one directory each
- *	lockspaces/		lockspaces (filled in with the lock manager)
+ *	nodes/<name>/		one directory per cluster node
+ *		nodeid		1..1024, unique
+ *		address		IPv4 or IPv6 address of its RDMA port
+ *		port		rdma_cm port (default 21064)
+ *		local		1 on the one node that is this machine
+ *	lockspaces/<name>/	one directory per lockspace
+ *		members		node ids, comma separated ("1,2,3")
+ *		engine		protocol engine ("bakery", "central")
+ *		atomic_mode	"nic" (one-sided atomics) or "cpu" (home applies)
+ *		table_size	lock words per member table
+ *		mailbox_slots	receive area slots per member
+ *		lease_us, omega_ns, backoff_r_us, backoff_l_us, kmax,
+ *		update_locks, nr_reqs	engine parameters
+ *		enable		1 brings the lockspace up, 0 takes it down
  *
- * configfs files are root-owned, but a root without CAP_SYS_ADMIN (a
- * container, a capability-dropping service) must not reconfigure the
- * cluster either, so every change checks the capability explicitly.
+ * Every write is validated in full before anything changes: junk answers
+ * -EINVAL with one line in the kernel log saying why, anything a running
+ * lockspace depends on answers -EBUSY while it is enabled. configfs files are
+ * root-owned, but a root without CAP_SYS_ADMIN (a container, a
+ * capability-dropping service) must not reconfigure the cluster either, so
+ * every change checks the capability explicitly.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
 #include <linux/configfs.h>
+#include <linux/ctype.h>
+#include <linux/inet.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <net/net_namespace.h>
 
 #include "rdlm.h"
 
-#define RDLM_MAX_NODEID	1024
+#define RDLM_DEFAULT_PORT	21064
+#define RDLM_ADDR_MAX		48
+
+/* Protects every node and lockspace below; taken inside configfs' su_mutex. */
+static DEFINE_MUTEX(rdlm_cfg_mutex);
+static LIST_HEAD(rdlm_node_list);
 
 struct rdlm_node {
 	struct config_item item;
+	struct list_head entry;
 	u32 nodeid;
+	char address[RDLM_ADDR_MAX];
+	u16 port;
+	bool local;
+	unsigned int users;	/* enabled lockspaces relying on this node */
+};
+
+struct rdlm_ls {
+	struct config_item item;
+	u32 members[RDLM_MAX_MEMBERS];
+	u32 nr_members;
+	char engine[16];
+	u8 atomic_mode;
+	u32 table_size;
+	u32 mailbox_slots;
+	u32 lease_us;
+	u32 omega_ns;
+	u32 backoff_r_us;
+	u32 backoff_l_us;
+	u32 kmax;
+	u32 update_locks;
+	u32 nr_reqs;
+	struct rdlm_fabric_ls *fls;	/* non-NULL while enabled */
+	struct rdlm_node *pinned[RDLM_MAX_MEMBERS + 1];
+	u32 nr_pinned;
+};
+
+static const char *const rdlm_engine_names[] = { "bakery", "central" };
+static const char *const rdlm_atomic_names[] = {
+	[RDLM_ATOMIC_NIC] = "nic",
+	[RDLM_ATOMIC_CPU] = "cpu",
 };
 
 static struct rdlm_node *to_rdlm_node(struct config_item *item)
 {
 	return container_of(item, struct rdlm_node, item);
+}
+
+static struct rdlm_ls *to_rdlm_ls(struct config_item *item)
+{
+	return container_of(item, struct rdlm_ls, item);
+}
+
+#define cfg_reject(item, fmt, ...) \
+	pr_info("config %s: " fmt "\n", config_item_name(item), ##__VA_ARGS__)
+
+/*
+ * Copy a configfs write into @buf without its one trailing newline. Writes
+ * longer than the buffer, or with other control characters, are junk.
+ */
+static int rdlm_cfg_string(struct config_item *item, const char *page,
+			   size_t len, char *buf, size_t size)
+{
+	size_t i;
+
+	if (len && page[len - 1] == '\n')
+		len--;
+	if (len >= size) {
+		cfg_reject(item, "value too long");
+		return -EINVAL;
+	}
+	for (i = 0; i < len; i++) {
+		if (!isprint(page[i])) {
+			cfg_reject(item, "value has control characters");
+			return -EINVAL;
+		}
+	}
+	memcpy(buf, page, len);
+	buf[len] = '\0';
+	return 0;
+}
+
+/* Parse an unsigned number in [min, max]; anything else is -EINVAL. */
+static int rdlm_cfg_u32(struct config_item *item, const char *page, size_t len,
+			u32 min, u32 max, u32 *val)
+{
+	char buf[24];
+	u32 v;
+	int ret;
+
+	ret = rdlm_cfg_string(item, page, len, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	if (kstrtou32(buf, 0, &v) || v < min || v > max) {
+		cfg_reject(item, "'%s' is not a number in %u..%u", buf, min, max);
+		return -EINVAL;
+	}
+	*val = v;
+	return 0;
+}
+
+static int rdlm_cfg_pick(struct config_item *item, const char *page,
+			 size_t len, const char *const *names, size_t n)
+{
+	char buf[16];
+	size_t i;
+	int ret;
+
+	ret = rdlm_cfg_string(item, page, len, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		if (!strcmp(buf, names[i]))
+			return i;
+	cfg_reject(item, "unknown value '%s'", buf);
+	return -EINVAL;
+}
+
+/* ---- nodes ---------------------------------------------------------- */
+
+static struct rdlm_node *rdlm_node_by_id(u32 nodeid)
+{
+	struct rdlm_node *node;
+
+	list_for_each_entry(node, &rdlm_node_list, entry)
+		if (node->nodeid == nodeid)
+			return node;
+	return NULL;
+}
+
+static int rdlm_node_writable(struct rdlm_node *node)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (node->users) {
+		cfg_reject(&node->item, "in use by an enabled lockspace");
+		return -EBUSY;
+	}
+	return 0;
 }
 
 static ssize_t rdlm_node_nodeid_show(struct config_item *item, char *page)
@@ -40,25 +187,119 @@ static ssize_t rdlm_node_nodeid_show(struct config_item *item, char *page)
 static ssize_t rdlm_node_nodeid_store(struct config_item *item,
 				      const char *page, size_t len)
 {
+	struct rdlm_node *node = to_rdlm_node(item), *other;
 	u32 nodeid;
 	int ret;
 
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	ret = kstrtou32(page, 0, &nodeid);
-	if (ret)
-		return ret;
-	if (nodeid == 0 || nodeid > RDLM_MAX_NODEID)
-		return -ERANGE;
+	mutex_lock(&rdlm_cfg_mutex);
+	ret = rdlm_node_writable(node);
+	if (!ret)
+		ret = rdlm_cfg_u32(item, page, len, 1, RDLM_MAX_NODEID, &nodeid);
+	if (!ret) {
+		other = rdlm_node_by_id(nodeid);
+		if (other && other != node) {
+			cfg_reject(item, "node id %u already belongs to %s",
+				   nodeid, config_item_name(&other->item));
+			ret = -EINVAL;
+		} else {
+			node->nodeid = nodeid;
+		}
+	}
+	mutex_unlock(&rdlm_cfg_mutex);
+	return ret ? ret : len;
+}
 
-	to_rdlm_node(item)->nodeid = nodeid;
-	return len;
+static ssize_t rdlm_node_address_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%s\n", to_rdlm_node(item)->address);
+}
+
+static ssize_t rdlm_node_address_store(struct config_item *item,
+				       const char *page, size_t len)
+{
+	struct rdlm_node *node = to_rdlm_node(item);
+	struct sockaddr_storage ss;
+	char buf[RDLM_ADDR_MAX];
+	int ret;
+
+	mutex_lock(&rdlm_cfg_mutex);
+	ret = rdlm_node_writable(node);
+	if (!ret)
+		ret = rdlm_cfg_string(item, page, len, buf, sizeof(buf));
+	if (!ret && inet_pton_with_scope(&init_net, AF_UNSPEC, buf, NULL, &ss)) {
+		cfg_reject(item, "'%s' is not an IPv4 or IPv6 address", buf);
+		ret = -EINVAL;
+	}
+	if (!ret)
+		strscpy(node->address, buf, sizeof(node->address));
+	mutex_unlock(&rdlm_cfg_mutex);
+	return ret ? ret : len;
+}
+
+static ssize_t rdlm_node_port_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%u\n", to_rdlm_node(item)->port);
+}
+
+static ssize_t rdlm_node_port_store(struct config_item *item,
+				    const char *page, size_t len)
+{
+	struct rdlm_node *node = to_rdlm_node(item);
+	u32 port;
+	int ret;
+
+	mutex_lock(&rdlm_cfg_mutex);
+	ret = rdlm_node_writable(node);
+	if (!ret)
+		ret = rdlm_cfg_u32(item, page, len, 1, 65535, &port);
+	if (!ret)
+		node->port = port;
+	mutex_unlock(&rdlm_cfg_mutex);
+	return ret ? ret : len;
+}
+
+static ssize_t rdlm_node_local_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%d\n", to_rdlm_node(item)->local);
+}
+
+static ssize_t rdlm_node_local_store(struct config_item *item,
+				     const char *page, size_t len)
+{
+	struct rdlm_node *node = to_rdlm_node(item), *other;
+	u32 local;
+	int ret;
+
+	mutex_lock(&rdlm_cfg_mutex);
+	ret = rdlm_node_writable(node);
+	if (!ret)
+		ret = rdlm_cfg_u32(item, page, len, 0, 1, &local);
+	if (!ret && local) {
+		list_for_each_entry(other, &rdlm_node_list, entry) {
+			if (other != node && other->local) {
+				cfg_reject(item, "%s is already the local node",
+					   config_item_name(&other->item));
+				ret = -EINVAL;
+				break;
+			}
+		}
+	}
+	if (!ret)
+		node->local = local;
+	mutex_unlock(&rdlm_cfg_mutex);
+	return ret ? ret : len;
 }
 
 CONFIGFS_ATTR(rdlm_node_, nodeid);
+CONFIGFS_ATTR(rdlm_node_, address);
+CONFIGFS_ATTR(rdlm_node_, port);
+CONFIGFS_ATTR(rdlm_node_, local);
 
 static struct configfs_attribute *rdlm_node_attrs[] = {
 	&rdlm_node_attr_nodeid,
+	&rdlm_node_attr_address,
+	&rdlm_node_attr_port,
+	&rdlm_node_attr_local,
 	NULL,
 };
 
@@ -88,12 +329,33 @@ static struct config_item *rdlm_nodes_make_item(struct config_group *group,
 	node = kzalloc(sizeof(*node), GFP_KERNEL);
 	if (!node)
 		return ERR_PTR(-ENOMEM);
+	node->port = RDLM_DEFAULT_PORT;
 	config_item_init_type_name(&node->item, name, &rdlm_node_type);
+	mutex_lock(&rdlm_cfg_mutex);
+	list_add_tail(&node->entry, &rdlm_node_list);
+	mutex_unlock(&rdlm_cfg_mutex);
 	return &node->item;
+}
+
+static void rdlm_nodes_drop_item(struct config_group *group,
+				 struct config_item *item)
+{
+	struct rdlm_node *node = to_rdlm_node(item);
+
+	/*
+	 * An enabled lockspace keeps its own copy of the addresses; the
+	 * node just stops being found for the next enable.
+	 */
+	mutex_lock(&rdlm_cfg_mutex);
+	list_del_init(&node->entry);
+	node->nodeid = 0;
+	mutex_unlock(&rdlm_cfg_mutex);
+	config_item_put(item);
 }
 
 static struct configfs_group_operations rdlm_nodes_group_ops = {
 	.make_item	= rdlm_nodes_make_item,
+	.drop_item	= rdlm_nodes_drop_item,
 };
 
 static const struct config_item_type rdlm_nodes_type = {
@@ -101,7 +363,399 @@ static const struct config_item_type rdlm_nodes_type = {
 	.ct_owner	= THIS_MODULE,
 };
 
+/* ---- lockspaces ----------------------------------------------------- */
+
+static int rdlm_ls_writable(struct rdlm_ls *ls)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (ls->fls) {
+		cfg_reject(&ls->item, "lockspace is enabled");
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/* A numeric lockspace parameter: where it lives and its range. */
+struct rdlm_ls_param {
+	size_t off;
+	u32 min;
+	u32 max;
+};
+
+static ssize_t rdlm_ls_u32_show(struct config_item *item, char *page,
+				const struct rdlm_ls_param *p)
+{
+	return sysfs_emit(page, "%u\n",
+			  *(u32 *)((char *)to_rdlm_ls(item) + p->off));
+}
+
+static ssize_t rdlm_ls_u32_store(struct config_item *item, const char *page,
+				 size_t len, const struct rdlm_ls_param *p)
+{
+	struct rdlm_ls *ls = to_rdlm_ls(item);
+	u32 v;
+	int ret;
+
+	mutex_lock(&rdlm_cfg_mutex);
+	ret = rdlm_ls_writable(ls);
+	if (!ret)
+		ret = rdlm_cfg_u32(item, page, len, p->min, p->max, &v);
+	if (!ret)
+		*(u32 *)((char *)ls + p->off) = v;
+	mutex_unlock(&rdlm_cfg_mutex);
+	return ret ? ret : len;
+}
+
+#define RDLM_LS_U32_ATTR(field, min, max)				\
+static const struct rdlm_ls_param rdlm_ls_##field##_param = {		\
+	offsetof(struct rdlm_ls, field), min, max			\
+};									\
+static ssize_t rdlm_ls_##field##_show(struct config_item *item,	\
+				      char *page)			\
+{									\
+	return rdlm_ls_u32_show(item, page, &rdlm_ls_##field##_param);	\
+}									\
+static ssize_t rdlm_ls_##field##_store(struct config_item *item,	\
+				       const char *page, size_t len)	\
+{									\
+	return rdlm_ls_u32_store(item, page, len,			\
+				 &rdlm_ls_##field##_param);		\
+}
+
+RDLM_LS_U32_ATTR(table_size, 1, RDLM_MAX_SLOTS)
+RDLM_LS_U32_ATTR(mailbox_slots, 1, RDLM_MAX_MBOX)
+RDLM_LS_U32_ATTR(lease_us, 1, 60000000)
+RDLM_LS_U32_ATTR(omega_ns, 1, 1000000000)
+RDLM_LS_U32_ATTR(backoff_r_us, 1, 1000000)
+RDLM_LS_U32_ATTR(backoff_l_us, 1, 60000000)
+RDLM_LS_U32_ATTR(kmax, 1, 64)
+RDLM_LS_U32_ATTR(update_locks, 0, 1)
+RDLM_LS_U32_ATTR(nr_reqs, 1, 1U << 20)
+CONFIGFS_ATTR(rdlm_ls_, table_size);
+CONFIGFS_ATTR(rdlm_ls_, mailbox_slots);
+CONFIGFS_ATTR(rdlm_ls_, lease_us);
+CONFIGFS_ATTR(rdlm_ls_, omega_ns);
+CONFIGFS_ATTR(rdlm_ls_, backoff_r_us);
+CONFIGFS_ATTR(rdlm_ls_, backoff_l_us);
+CONFIGFS_ATTR(rdlm_ls_, kmax);
+CONFIGFS_ATTR(rdlm_ls_, update_locks);
+CONFIGFS_ATTR(rdlm_ls_, nr_reqs);
+
+static ssize_t rdlm_ls_members_show(struct config_item *item, char *page)
+{
+	struct rdlm_ls *ls = to_rdlm_ls(item);
+	ssize_t n = 0;
+	u32 i;
+
+	mutex_lock(&rdlm_cfg_mutex);
+	for (i = 0; i < ls->nr_members; i++)
+		n += sysfs_emit_at(page, n, "%s%u", i ? "," : "",
+				   ls->members[i]);
+	mutex_unlock(&rdlm_cfg_mutex);
+	n += sysfs_emit_at(page, n, "\n");
+	return n;
+}
+
+static int rdlm_ls_parse_members(struct config_item *item, char *buf,
+				 u32 *members, u32 *nr)
+{
+	char *tok, *p = buf;
+	u32 id, i, n = 0;
+
+	while ((tok = strsep(&p, ", ")) != NULL) {
+		if (!*tok)
+			continue;
+		if (n == RDLM_MAX_MEMBERS) {
+			cfg_reject(item, "more than %d members",
+				   RDLM_MAX_MEMBERS);
+			return -EINVAL;
+		}
+		if (kstrtou32(tok, 10, &id) || !id || id > RDLM_MAX_NODEID) {
+			cfg_reject(item, "'%s' is not a node id", tok);
+			return -EINVAL;
+		}
+		for (i = 0; i < n; i++) {
+			if (members[i] == id) {
+				cfg_reject(item, "node %u listed twice", id);
+				return -EINVAL;
+			}
+		}
+		members[n++] = id;
+	}
+	if (!n) {
+		cfg_reject(item, "no members");
+		return -EINVAL;
+	}
+	*nr = n;
+	return 0;
+}
+
+static ssize_t rdlm_ls_members_store(struct config_item *item,
+				     const char *page, size_t len)
+{
+	struct rdlm_ls *ls = to_rdlm_ls(item);
+	u32 members[RDLM_MAX_MEMBERS], nr;
+	char *buf;
+	int ret;
+
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	mutex_lock(&rdlm_cfg_mutex);
+	ret = rdlm_ls_writable(ls);
+	if (!ret)
+		ret = rdlm_cfg_string(item, page, len, buf, PAGE_SIZE);
+	if (!ret)
+		ret = rdlm_ls_parse_members(item, buf, members, &nr);
+	if (!ret) {
+		memcpy(ls->members, members, nr * sizeof(members[0]));
+		ls->nr_members = nr;
+	}
+	mutex_unlock(&rdlm_cfg_mutex);
+	kfree(buf);
+	return ret ? ret : len;
+}
+
+static ssize_t rdlm_ls_engine_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%s\n", to_rdlm_ls(item)->engine);
+}
+
+static ssize_t rdlm_ls_engine_store(struct config_item *item,
+				    const char *page, size_t len)
+{
+	struct rdlm_ls *ls = to_rdlm_ls(item);
+	int ret;
+
+	mutex_lock(&rdlm_cfg_mutex);
+	ret = rdlm_ls_writable(ls);
+	if (!ret)
+		ret = rdlm_cfg_pick(item, page, len, rdlm_engine_names,
+				    ARRAY_SIZE(rdlm_engine_names));
+	if (ret >= 0)
+		strscpy(ls->engine, rdlm_engine_names[ret], sizeof(ls->engine));
+	mutex_unlock(&rdlm_cfg_mutex);
+	return ret < 0 ? ret : len;
+}
+
+static ssize_t rdlm_ls_atomic_mode_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%s\n",
+			  rdlm_atomic_names[to_rdlm_ls(item)->atomic_mode]);
+}
+
+static ssize_t rdlm_ls_atomic_mode_store(struct config_item *item,
+					 const char *page, size_t len)
+{
+	struct rdlm_ls *ls = to_rdlm_ls(item);
+	int ret;
+
+	mutex_lock(&rdlm_cfg_mutex);
+	ret = rdlm_ls_writable(ls);
+	if (!ret)
+		ret = rdlm_cfg_pick(item, page, len, rdlm_atomic_names,
+				    ARRAY_SIZE(rdlm_atomic_names));
+	if (ret >= 0)
+		ls->atomic_mode = ret;
+	mutex_unlock(&rdlm_cfg_mutex);
+	return ret < 0 ? ret : len;
+}
+
+static int rdlm_node_sockaddr(struct rdlm_node *node,
+			      struct rdlm_node_cfg *cfg)
+{
+	char port[8];
+
+	snprintf(port, sizeof(port), "%u", node->port);
+	cfg->nodeid = node->nodeid;
+	return inet_pton_with_scope(&init_net, AF_UNSPEC, node->address, port,
+				    &cfg->addr);
+}
+
+static void rdlm_ls_unpin(struct rdlm_ls *ls)
+{
+	while (ls->nr_pinned)
+		ls->pinned[--ls->nr_pinned]->users--;
+}
+
+/* Check that every node the lockspace names exists, then bring it up. */
+static int rdlm_ls_enable(struct rdlm_ls *ls)
+{
+	struct config_item *item = &ls->item;
+	struct rdlm_fabric_ls_cfg *cfg;
+	struct rdlm_node *node, *local = NULL;
+	bool member = false;
+	u32 i;
+	int ret;
+
+	list_for_each_entry(node, &rdlm_node_list, entry)
+		if (node->local)
+			local = node;
+	if (!local || !local->nodeid || !local->address[0]) {
+		cfg_reject(item, "no local node with id and address");
+		return -EINVAL;
+	}
+	if (!ls->nr_members) {
+		cfg_reject(item, "no members");
+		return -EINVAL;
+	}
+	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return -ENOMEM;
+	strscpy(cfg->name, config_item_name(item), sizeof(cfg->name));
+	ret = rdlm_node_sockaddr(local, &cfg->local);
+	for (i = 0; !ret && i < ls->nr_members; i++) {
+		node = rdlm_node_by_id(ls->members[i]);
+		if (!node || !node->address[0]) {
+			cfg_reject(item, "member %u is not a node with an address",
+				   ls->members[i]);
+			ret = -EINVAL;
+			break;
+		}
+		member |= node == local;
+		ret = rdlm_node_sockaddr(node, &cfg->members[i]);
+	}
+	if (!ret && !member) {
+		cfg_reject(item, "the local node %u is not a member",
+			   local->nodeid);
+		ret = -EINVAL;
+	}
+	if (ret)
+		goto out;
+	cfg->nr_members = ls->nr_members;
+	cfg->nr_slots = ls->table_size;
+	cfg->nr_mbox = ls->mailbox_slots;
+	cfg->atomic_mode = ls->atomic_mode;
+
+	ret = rdlm_fabric_ls_create(cfg, &ls->fls);
+	if (ret) {
+		cfg_reject(item, "cannot enable: %d", ret);
+		goto out;
+	}
+	for (i = 0; i < ls->nr_members; i++)
+		ls->pinned[ls->nr_pinned++] = rdlm_node_by_id(ls->members[i]);
+	ls->pinned[ls->nr_pinned++] = local;
+	for (i = 0; i < ls->nr_pinned; i++)
+		ls->pinned[i]->users++;
+out:
+	kfree(cfg);
+	return ret;
+}
+
+static void rdlm_ls_disable(struct rdlm_ls *ls)
+{
+	if (!ls->fls)
+		return;
+	rdlm_fabric_ls_destroy(ls->fls);
+	ls->fls = NULL;
+	rdlm_ls_unpin(ls);
+}
+
+static ssize_t rdlm_ls_enable_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%d\n", !!to_rdlm_ls(item)->fls);
+}
+
+static ssize_t rdlm_ls_enable_store(struct config_item *item,
+				    const char *page, size_t len)
+{
+	struct rdlm_ls *ls = to_rdlm_ls(item);
+	u32 enable;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	mutex_lock(&rdlm_cfg_mutex);
+	ret = rdlm_cfg_u32(item, page, len, 0, 1, &enable);
+	if (!ret && enable && !ls->fls)
+		ret = rdlm_ls_enable(ls);
+	else if (!ret && !enable)
+		rdlm_ls_disable(ls);
+	mutex_unlock(&rdlm_cfg_mutex);
+	return ret ? ret : len;
+}
+
+CONFIGFS_ATTR(rdlm_ls_, members);
+CONFIGFS_ATTR(rdlm_ls_, engine);
+CONFIGFS_ATTR(rdlm_ls_, atomic_mode);
+CONFIGFS_ATTR(rdlm_ls_, enable);
+
+static struct configfs_attribute *rdlm_ls_attrs[] = {
+	&rdlm_ls_attr_members,
+	&rdlm_ls_attr_engine,
+	&rdlm_ls_attr_atomic_mode,
+	&rdlm_ls_attr_table_size,
+	&rdlm_ls_attr_mailbox_slots,
+	&rdlm_ls_attr_lease_us,
+	&rdlm_ls_attr_omega_ns,
+	&rdlm_ls_attr_backoff_r_us,
+	&rdlm_ls_attr_backoff_l_us,
+	&rdlm_ls_attr_kmax,
+	&rdlm_ls_attr_update_locks,
+	&rdlm_ls_attr_nr_reqs,
+	&rdlm_ls_attr_enable,
+	NULL,
+};
+
+static void rdlm_ls_release(struct config_item *item)
+{
+	kfree(to_rdlm_ls(item));
+}
+
+static struct configfs_item_operations rdlm_ls_item_ops = {
+	.release	= rdlm_ls_release,
+};
+
+static const struct config_item_type rdlm_ls_type = {
+	.ct_item_ops	= &rdlm_ls_item_ops,
+	.ct_attrs	= rdlm_ls_attrs,
+	.ct_owner	= THIS_MODULE,
+};
+
+static struct config_item *rdlm_lockspaces_make_item(struct config_group *group,
+						     const char *name)
+{
+	struct rdlm_ls *ls;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return ERR_PTR(-EPERM);
+	if (strlen(name) >= RDLM_LS_NAME_MAX)
+		return ERR_PTR(-ENAMETOOLONG);
+
+	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
+	if (!ls)
+		return ERR_PTR(-ENOMEM);
+	strscpy(ls->engine, "bakery", sizeof(ls->engine));
+	ls->atomic_mode = RDLM_ATOMIC_NIC;
+	ls->table_size = 1024;
+	ls->mailbox_slots = 256;
+	ls->lease_us = 10000;
+	ls->omega_ns = 5000;
+	ls->backoff_r_us = 10;
+	ls->backoff_l_us = 10000;
+	ls->kmax = 1;
+	ls->nr_reqs = 1024;
+	config_item_init_type_name(&ls->item, name, &rdlm_ls_type);
+	return &ls->item;
+}
+
+static void rdlm_lockspaces_drop_item(struct config_group *group,
+				      struct config_item *item)
+{
+	mutex_lock(&rdlm_cfg_mutex);
+	rdlm_ls_disable(to_rdlm_ls(item));
+	mutex_unlock(&rdlm_cfg_mutex);
+	config_item_put(item);
+}
+
+static struct configfs_group_operations rdlm_lockspaces_group_ops = {
+	.make_item	= rdlm_lockspaces_make_item,
+	.drop_item	= rdlm_lockspaces_drop_item,
+};
+
 static const struct config_item_type rdlm_lockspaces_type = {
+	.ct_group_ops	= &rdlm_lockspaces_group_ops,
 	.ct_owner	= THIS_MODULE,
 };
 
@@ -121,6 +775,11 @@ static struct configfs_subsystem rdlm_subsys = {
 	},
 };
 
+/**
+ * rdlm_configfs_init() - register the configfs subsystem "rdlm"
+ *
+ * Return: 0 or -errno.
+ */
 int rdlm_configfs_init(void)
 {
 	int ret;
@@ -142,6 +801,12 @@ int rdlm_configfs_init(void)
 	return ret;
 }
 
+/**
+ * rdlm_configfs_exit() - unregister the configfs subsystem
+ *
+ * configfs pins the module while any item exists, so every lockspace has
+ * been disabled by its rmdir before this runs.
+ */
 void rdlm_configfs_exit(void)
 {
 	configfs_unregister_subsystem(&rdlm_subsys);

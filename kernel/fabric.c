@@ -2,49 +2,78 @@
 /*
  * rdlm: the RDMA fabric, the only part of rdlm that touches verbs.
  *
- * It tracks every RDMA device through an ib_client. Removal may come from
- * module unload or from the device going away under us (`rdma link delete`),
- * so remove frees everything tied to the device before it returns.
+ * This file holds the devices (an ib_client; removal may come from module
+ * unload or from the device going away under us, `rdma link delete`, so
+ * remove frees everything tied to the device before it returns), the
+ * lockspaces' tables, the listener and the debugfs view. Connections and
+ * the data path are in fabric_conn.c, the self-test in fabric_selftest.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/inet.h>
+#include <linux/jhash.h>
 #include <linux/list.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
-#include <rdma/ib_verbs.h>
+#include <linux/vmalloc.h>
+#include <net/ipv6.h>
 
-#include "rdlm.h"
+#include "fabric_priv.h"
 
-/**
- * struct rdlm_device - an RDMA device rdlm may use
- * @ibdev: the verbs device
- * @entry: link in rdlm_device_list
- */
-struct rdlm_device {
-	struct ib_device *ibdev;
-	struct list_head entry;
-};
+unsigned int rdlm_heartbeat_ms = 1000;
+module_param_named(heartbeat_ms, rdlm_heartbeat_ms, uint, 0644);
+MODULE_PARM_DESC(heartbeat_ms,
+		 "Idle time before a heartbeat is sent to a peer (ms, default 1000)");
 
-static LIST_HEAD(rdlm_device_list);
-static DEFINE_MUTEX(rdlm_device_mutex);	/* protects rdlm_device_list */
+unsigned int rdlm_ack_timeout = 15;
+module_param_named(ack_timeout, rdlm_ack_timeout, uint, 0444);
+MODULE_PARM_DESC(ack_timeout,
+		 "RC ACK timeout exponent: 4.096us << n, 6 retries (default 15 = 134 ms)");
 
-static struct ib_client rdlm_ib_client;
+/* serialises all control work: see fabric_priv.h */
+DEFINE_MUTEX(rdlm_fabric_mutex);
+struct workqueue_struct *rdlm_wq;
+LIST_HEAD(rdlm_conn_list);
+DEFINE_SPINLOCK(rdlm_conn_list_lock);	/* rdlm_conn_list, with the mutex */
+LIST_HEAD(rdlm_ls_list);		/* RCU, changed under the mutex */
+atomic64_t rdlm_rejected;
+
+static struct rdlm_fabric_ls __rcu *rdlm_ls_index[RDLM_MAX_LOCKSPACES];
+static struct rdma_cm_id *rdlm_listener;
+static u16 rdlm_listen_port;
+
+static LIST_HEAD(rdlm_device_list);	/* under rdlm_fabric_mutex */
+
+/* ---- devices -------------------------------------------------------- */
 
 static int rdlm_add_one(struct ib_device *ibdev)
 {
 	struct rdlm_device *dev;
+	struct rdlm_conn *conn;
 
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return -ENOMEM;
 	dev->ibdev = ibdev;
+	dev->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(dev->pd)) {
+		int ret = PTR_ERR(dev->pd);
 
-	mutex_lock(&rdlm_device_mutex);
+		kfree(dev);
+		return ret;
+	}
+
+	mutex_lock(&rdlm_fabric_mutex);
 	list_add_tail(&dev->entry, &rdlm_device_list);
-	mutex_unlock(&rdlm_device_mutex);
-
 	ib_set_client_data(ibdev, &rdlm_ib_client, dev);
+	/* connections waiting for a device need not wait for their backoff */
+	list_for_each_entry(conn, &rdlm_conn_list, entry)
+		if (!conn->passive && conn->users)
+			mod_delayed_work(rdlm_wq, &conn->connect_work, 0);
+	mutex_unlock(&rdlm_fabric_mutex);
 	pr_info("added RDMA device %s\n", dev_name(&ibdev->dev));
 	return 0;
 }
@@ -52,50 +81,743 @@ static int rdlm_add_one(struct ib_device *ibdev)
 static void rdlm_remove_one(struct ib_device *ibdev, void *client_data)
 {
 	struct rdlm_device *dev = client_data;
+	struct rdlm_conn *conn, *tmp;
+	LIST_HEAD(dead);
 
-	mutex_lock(&rdlm_device_mutex);
+	mutex_lock(&rdlm_fabric_mutex);
+	list_for_each_entry_safe(conn, tmp, &rdlm_conn_list, entry) {
+		if (conn->dev != dev && !(conn->cm_id && !conn->dev))
+			continue;
+		rdlm_conn_teardown(conn);
+		if (conn->passive) {
+			spin_lock(&rdlm_conn_list_lock);
+			list_move(&conn->entry, &dead);
+			spin_unlock(&rdlm_conn_list_lock);
+			conn->dead = true;
+		} else if (conn->users) {
+			conn->reconnects++;
+			mod_delayed_work(rdlm_wq, &conn->connect_work,
+					 msecs_to_jiffies(conn->backoff_ms));
+		}
+	}
+	ib_set_client_data(ibdev, &rdlm_ib_client, NULL);
 	list_del(&dev->entry);
-	mutex_unlock(&rdlm_device_mutex);
+	mutex_unlock(&rdlm_fabric_mutex);
 
+	list_for_each_entry_safe(conn, tmp, &dead, entry)
+		rdlm_conn_free(conn);
+	ib_dealloc_pd(dev->pd);
 	pr_info("removed RDMA device %s\n", dev_name(&ibdev->dev));
 	kfree(dev);
 }
 
-static struct ib_client rdlm_ib_client = {
+struct ib_client rdlm_ib_client = {
 	.name	= "rdlm",
 	.add	= rdlm_add_one,
 	.remove	= rdlm_remove_one,
 };
+
+/* ---- lockspaces ----------------------------------------------------- */
+
+/**
+ * rdlm_ls_by_lsid() - find an enabled lockspace by wire id
+ * @lsid: wire id
+ *
+ * Context: rcu_read_lock() or rdlm_fabric_mutex held.
+ * Return: the lockspace or NULL.
+ */
+struct rdlm_fabric_ls *rdlm_ls_by_lsid(u32 lsid)
+{
+	struct rdlm_fabric_ls *ls;
+	u32 i;
+
+	for (i = 0; i < RDLM_MAX_LOCKSPACES; i++) {
+		ls = rcu_dereference_check(rdlm_ls_index[i],
+					   lockdep_is_held(&rdlm_fabric_mutex));
+		if (ls && ls->lsid == lsid)
+			return ls;
+	}
+	return NULL;
+}
+
+/**
+ * rdlm_ls_by_index() - find an enabled lockspace by local index
+ * @index: index carried in WRITE_WITH_IMM immediate data
+ *
+ * Context: rcu_read_lock().
+ * Return: the lockspace or NULL.
+ */
+struct rdlm_fabric_ls *rdlm_ls_by_index(u32 index)
+{
+	if (index >= RDLM_MAX_LOCKSPACES)
+		return NULL;
+	return rcu_dereference(rdlm_ls_index[index]);
+}
+
+/**
+ * rdlm_ls_member() - a lockspace's member entry for @node
+ * @ls: lockspace
+ * @node: node id
+ *
+ * Return: the member or NULL.
+ */
+struct rdlm_member *rdlm_ls_member(struct rdlm_fabric_ls *ls, u32 node)
+{
+	u32 i;
+
+	for (i = 0; i < ls->nr_members; i++)
+		if (ls->members[i].cfg.nodeid == node)
+			return &ls->members[i];
+	return NULL;
+}
+
+/**
+ * rdlm_ls_word_ptr() - CPU address of a lock word of the local table
+ * @ls: lockspace
+ * @slot: slot, < ls->nr_slots
+ *
+ * Return: the word.
+ */
+u64 *rdlm_ls_word_ptr(struct rdlm_fabric_ls *ls, u32 slot)
+{
+	const u32 per_page = PAGE_SIZE / sizeof(u64);
+
+	return (u64 *)page_address(ls->pages[slot / per_page]) +
+	       slot % per_page;
+}
+
+/**
+ * rdlm_ls_mbox_ptr() - CPU address of a mailbox slot
+ * @ls: lockspace
+ * @slot: slot, < ls->nr_mbox
+ *
+ * Return: the entry.
+ */
+struct rdlm_mbox_entry *rdlm_ls_mbox_ptr(struct rdlm_fabric_ls *ls, u32 slot)
+{
+	const u32 per_page = PAGE_SIZE / sizeof(struct rdlm_mbox_entry);
+
+	return (struct rdlm_mbox_entry *)page_address(ls->mbox_pages[slot / per_page]) +
+	       slot % per_page;
+}
+
+/**
+ * rdlm_ls_deliver() - hand an incoming message to the lockspace's user
+ * @ls: lockspace
+ * @rx: what arrived
+ *
+ * Without a user (no lock manager attached) the self-test accounts it.
+ */
+void rdlm_ls_deliver(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx)
+{
+	const struct rdlm_fabric_ls_ops *ops = READ_ONCE(ls->ops);
+
+	if (ops && ops->recv)
+		ops->recv(ls->priv, rx);
+	else
+		rdlm_selftest_rx(ls, rx);
+}
+
+/**
+ * rdlm_ls_peer_event() - report a member's reachability to the user
+ * @ls: lockspace
+ * @node: member
+ * @up: its table is known (true) or it became unreachable (false)
+ */
+void rdlm_ls_peer_event(struct rdlm_fabric_ls *ls, u32 node, bool up)
+{
+	const struct rdlm_fabric_ls_ops *ops = READ_ONCE(ls->ops);
+
+	if (ops && ops->peer)
+		ops->peer(ls->priv, node, up);
+}
+
+static bool rdlm_addr_same_host(const struct sockaddr *a,
+				const struct sockaddr *b)
+{
+	if (a->sa_family != b->sa_family)
+		return false;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->sa_family == AF_INET6)
+		return ipv6_addr_equal(&((const struct sockaddr_in6 *)a)->sin6_addr,
+				       &((const struct sockaddr_in6 *)b)->sin6_addr);
+	return false;
+}
+
+/**
+ * rdlm_node_allowed() - may @addr connect to us claiming to be @node?
+ * @node: node id from the connection request
+ * @addr: source address of the request
+ *
+ * Only members of an enabled lockspace, from their configured address.
+ * Return: true if so.
+ */
+bool rdlm_node_allowed(u32 node, const struct sockaddr *addr)
+{
+	struct rdlm_conn *conn;
+	bool ok = false;
+
+	spin_lock(&rdlm_conn_list_lock);
+	list_for_each_entry(conn, &rdlm_conn_list, entry) {
+		if (!conn->passive && conn->node == node && conn->users &&
+		    rdlm_addr_same_host((struct sockaddr *)&conn->addr, addr)) {
+			ok = true;
+			break;
+		}
+	}
+	spin_unlock(&rdlm_conn_list_lock);
+	return ok;
+}
+
+static struct rdlm_conn *rdlm_active_conn(u32 node)
+{
+	struct rdlm_conn *conn;
+
+	list_for_each_entry(conn, &rdlm_conn_list, entry)
+		if (!conn->passive && conn->node == node)
+			return conn;
+	return NULL;
+}
+
+static int rdlm_listen(const struct sockaddr_storage *local)
+{
+	struct sockaddr_storage any = {};
+	struct rdma_cm_id *id;
+	u16 port;
+	int ret;
+
+	if (local->ss_family == AF_INET6) {
+		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&any;
+
+		s->sin6_family = AF_INET6;
+		port = ntohs(((const struct sockaddr_in6 *)local)->sin6_port);
+		s->sin6_port = htons(port);
+	} else {
+		struct sockaddr_in *s = (struct sockaddr_in *)&any;
+
+		s->sin_family = AF_INET;
+		port = ntohs(((const struct sockaddr_in *)local)->sin_port);
+		s->sin_port = htons(port);
+	}
+	if (rdlm_listener)
+		return port == rdlm_listen_port ? 0 : -EADDRINUSE;
+
+	id = rdma_create_id(&init_net, rdlm_conn_cm_handler, NULL, RDMA_PS_TCP,
+			    IB_QPT_RC);
+	if (IS_ERR(id))
+		return PTR_ERR(id);
+	/* any address: the CM keeps the listen across device remove/add */
+	ret = rdma_bind_addr(id, (struct sockaddr *)&any);
+	if (!ret)
+		ret = rdma_listen(id, 64);
+	if (ret) {
+		pr_info("cannot listen on port %u: %d\n", port, ret);
+		rdma_destroy_id(id);
+		return ret;
+	}
+	rdlm_listener = id;
+	rdlm_listen_port = port;
+	return 0;
+}
+
+static int rdlm_ls_alloc_pages(struct page ***pagesp, u32 nr)
+{
+	struct page **pages;
+	u32 i;
+
+	pages = kvcalloc(nr, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	*pagesp = pages;
+	for (i = 0; i < nr; i++) {
+		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!pages[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void rdlm_ls_free_pages(struct page **pages, u32 nr)
+{
+	u32 i;
+
+	for (i = 0; pages && i < nr; i++)
+		if (pages[i])
+			__free_page(pages[i]);
+	kvfree(pages);
+}
+
+static void rdlm_ls_release(struct kref *ref)
+{
+	struct rdlm_fabric_ls *ls = container_of(ref, struct rdlm_fabric_ls,
+						 ref);
+
+	rdlm_ls_free_pages(ls->pages, ls->nr_pages);
+	rdlm_ls_free_pages(ls->mbox_pages, ls->nr_mbox_pages);
+	kvfree(ls);
+}
+
+/* Drop @ls's hold on its members' connections; the unused ones go. */
+static void rdlm_ls_drop_conns(struct rdlm_fabric_ls *ls,
+			       struct list_head *dead)
+{
+	struct rdlm_conn *conn;
+	u32 i;
+
+	for (i = 0; i < ls->nr_members; i++) {
+		conn = ls->members[i].conn;
+		if (!conn || --conn->users)
+			continue;
+		spin_lock(&rdlm_conn_list_lock);
+		list_move(&conn->entry, dead);
+		spin_unlock(&rdlm_conn_list_lock);
+		conn->dead = true;
+		rdlm_conn_teardown(conn);
+	}
+}
+
+static int rdlm_ls_check_cfg(const struct rdlm_fabric_ls_cfg *cfg)
+{
+	bool self = false;
+	u32 i;
+
+	if (!cfg->nr_members || cfg->nr_members > RDLM_MAX_MEMBERS ||
+	    !cfg->nr_slots || cfg->nr_slots > RDLM_MAX_SLOTS ||
+	    !cfg->nr_mbox || cfg->nr_mbox > RDLM_MAX_MBOX ||
+	    cfg->atomic_mode > RDLM_ATOMIC_CPU || !cfg->name[0] ||
+	    !cfg->local.nodeid || cfg->local.nodeid > RDLM_MAX_NODEID)
+		return -EINVAL;
+	for (i = 0; i < cfg->nr_members; i++)
+		self |= cfg->members[i].nodeid == cfg->local.nodeid;
+	return self ? 0 : -EINVAL;
+}
+
+/**
+ * rdlm_fabric_ls_create() - bring up a lockspace's fabric side
+ * @cfg: lockspace configuration
+ * @lsp: the new lockspace, on success
+ *
+ * Allocates the local table and mailbox, starts the listener if needed and
+ * opens (or shares) a connection to every member, this node included. The
+ * members' tables become usable asynchronously: see rdlm_fabric_ls_ready()
+ * and &rdlm_fabric_ls_ops.peer. Context: process, may sleep.
+ *
+ * Return: 0, -EINVAL for a bad configuration, -EEXIST if a lockspace with
+ * that name (or wire id) exists, -ENOSPC, -EADDRINUSE, -ENOMEM.
+ */
+int rdlm_fabric_ls_create(const struct rdlm_fabric_ls_cfg *cfg,
+			  struct rdlm_fabric_ls **lsp)
+{
+	struct rdlm_fabric_ls *ls, *other;
+	struct rdlm_conn *conn;
+	LIST_HEAD(dead);
+	u32 i, index;
+	int ret;
+
+	ret = rdlm_ls_check_cfg(cfg);
+	if (ret)
+		return ret;
+	ls = kvzalloc(struct_size(ls, members, cfg->nr_members), GFP_KERNEL);
+	if (!ls)
+		return -ENOMEM;
+	kref_init(&ls->ref);
+	strscpy(ls->name, cfg->name, sizeof(ls->name));
+	ls->lsid = jhash(ls->name, strlen(ls->name), 0x52444c4d) | 1;
+	ls->local = cfg->local.nodeid;
+	ls->atomic_mode = cfg->atomic_mode;
+	ls->nr_slots = cfg->nr_slots;
+	ls->nr_mbox = cfg->nr_mbox;
+	spin_lock_init(&ls->lock);
+	init_waitqueue_head(&ls->wait);
+	atomic_set(&ls->inflight, 0);
+	ls->nr_members = cfg->nr_members;
+	for (i = 0; i < cfg->nr_members; i++)
+		ls->members[i].cfg = cfg->members[i];
+	ls->nr_pages = DIV_ROUND_UP(ls->nr_slots * sizeof(u64), PAGE_SIZE);
+	ls->nr_mbox_pages = DIV_ROUND_UP(ls->nr_mbox *
+					 sizeof(struct rdlm_mbox_entry),
+					 PAGE_SIZE);
+	ret = rdlm_ls_alloc_pages(&ls->pages, ls->nr_pages);
+	if (!ret)
+		ret = rdlm_ls_alloc_pages(&ls->mbox_pages, ls->nr_mbox_pages);
+	if (ret)
+		goto out_free;
+
+	mutex_lock(&rdlm_fabric_mutex);
+	ret = -EEXIST;
+	list_for_each_entry(other, &rdlm_ls_list, entry)
+		if (other->lsid == ls->lsid || !strcmp(other->name, ls->name))
+			goto out_unlock;
+	ret = -ENOSPC;
+	for (index = 0; index < RDLM_MAX_LOCKSPACES; index++)
+		if (!rcu_access_pointer(rdlm_ls_index[index]))
+			break;
+	if (index == RDLM_MAX_LOCKSPACES)
+		goto out_unlock;
+	ls->index = index;
+	ret = -EINVAL;
+	other = list_first_entry_or_null(&rdlm_ls_list, struct rdlm_fabric_ls,
+					 entry);
+	if (other && other->local != ls->local)
+		goto out_unlock;	/* one node, one identity */
+	ret = rdlm_listen(&cfg->local.addr);
+	if (ret)
+		goto out_unlock;
+
+	for (i = 0; i < ls->nr_members; i++) {
+		struct rdlm_member *m = &ls->members[i];
+
+		conn = rdlm_active_conn(m->cfg.nodeid);
+		if (conn && memcmp(&conn->addr, &m->cfg.addr,
+				   sizeof(conn->addr))) {
+			pr_info("lockspace %s: node %u has another address in a running lockspace\n",
+				ls->name, m->cfg.nodeid);
+			ret = -EINVAL;
+			goto out_conns;
+		}
+		if (!conn) {
+			conn = rdlm_conn_alloc(false, m->cfg.nodeid);
+			if (!conn) {
+				ret = -ENOMEM;
+				goto out_conns;
+			}
+			conn->addr = m->cfg.addr;
+			conn->src = cfg->local.addr;
+			((struct sockaddr_in *)&conn->src)->sin_port = 0;
+			spin_lock(&rdlm_conn_list_lock);
+			list_add_tail(&conn->entry, &rdlm_conn_list);
+			spin_unlock(&rdlm_conn_list_lock);
+			queue_delayed_work(rdlm_wq, &conn->connect_work, 0);
+		}
+		conn->users++;
+		m->conn = conn;
+	}
+
+	list_add_tail_rcu(&ls->entry, &rdlm_ls_list);
+	rcu_assign_pointer(rdlm_ls_index[index], ls);
+	/* live connections exchange this lockspace's tables now */
+	list_for_each_entry(conn, &rdlm_conn_list, entry)
+		if (rdlm_ls_member(ls, conn->node))
+			queue_work(rdlm_wq, &conn->up_work);
+	mutex_unlock(&rdlm_fabric_mutex);
+	*lsp = ls;
+	return 0;
+
+out_conns:
+	rdlm_ls_drop_conns(ls, &dead);
+out_unlock:
+	mutex_unlock(&rdlm_fabric_mutex);
+	while ((conn = list_first_entry_or_null(&dead, struct rdlm_conn,
+						entry))) {
+		list_del(&conn->entry);
+		rdlm_conn_free(conn);
+	}
+out_free:
+	kref_put(&ls->ref, rdlm_ls_release);
+	return ret;
+}
+
+/**
+ * rdlm_fabric_ls_destroy() - take a lockspace's fabric side down
+ * @ls: lockspace from rdlm_fabric_ls_create()
+ *
+ * New posts fail at once; members are told the table is gone, its MRs are
+ * deregistered, posted verbs complete (connections that do not deliver
+ * within 10 s are reset, which drains them) and connections no other
+ * lockspace uses are closed. Context: process, may sleep.
+ */
+void rdlm_fabric_ls_destroy(struct rdlm_fabric_ls *ls)
+{
+	struct rdlm_conn *conn, *tmp;
+	LIST_HEAD(dead);
+	u32 i;
+
+	mutex_lock(&rdlm_fabric_mutex);
+	WRITE_ONCE(ls->dead, true);
+	list_del_rcu(&ls->entry);
+	RCU_INIT_POINTER(rdlm_ls_index[ls->index], NULL);
+	list_for_each_entry(conn, &rdlm_conn_list, entry)
+		if (conn->passive)
+			rdlm_conn_unexport(conn, ls, true);
+	mutex_unlock(&rdlm_fabric_mutex);
+	synchronize_rcu();
+
+	if (!wait_event_timeout(ls->wait, !atomic_read(&ls->inflight),
+				10 * HZ)) {
+		pr_info("lockspace %s: verbs still in flight, resetting connections\n",
+			ls->name);
+		mutex_lock(&rdlm_fabric_mutex);
+		for (i = 0; i < ls->nr_members; i++) {
+			conn = ls->members[i].conn;
+			rdlm_conn_teardown(conn);
+			if (conn->users > 1)
+				queue_delayed_work(rdlm_wq, &conn->connect_work,
+						   0);
+		}
+		mutex_unlock(&rdlm_fabric_mutex);
+		wait_event(ls->wait, !atomic_read(&ls->inflight));
+	}
+
+	mutex_lock(&rdlm_fabric_mutex);
+	rdlm_ls_drop_conns(ls, &dead);
+	if (list_empty(&rdlm_ls_list)) {
+		/* nobody left to serve: stop listening, drop the peers */
+		if (rdlm_listener) {
+			rdma_destroy_id(rdlm_listener);
+			rdlm_listener = NULL;
+		}
+		list_for_each_entry_safe(conn, tmp, &rdlm_conn_list, entry) {
+			if (!conn->passive)
+				continue;
+			rdlm_conn_teardown(conn);
+			spin_lock(&rdlm_conn_list_lock);
+			list_move(&conn->entry, &dead);
+			spin_unlock(&rdlm_conn_list_lock);
+			conn->dead = true;
+		}
+	}
+	mutex_unlock(&rdlm_fabric_mutex);
+	list_for_each_entry_safe(conn, tmp, &dead, entry) {
+		list_del(&conn->entry);
+		rdlm_conn_free(conn);
+	}
+	kref_put(&ls->ref, rdlm_ls_release);
+}
+
+/**
+ * rdlm_fabric_ls_set_ops() - attach the lockspace's user
+ * @ls: lockspace
+ * @ops: callbacks, NULL to detach
+ * @priv: their first argument
+ *
+ * Attach before posting: messages arriving without a user go to the
+ * fabric self-test's accounting.
+ */
+void rdlm_fabric_ls_set_ops(struct rdlm_fabric_ls *ls,
+			    const struct rdlm_fabric_ls_ops *ops, void *priv)
+{
+	WRITE_ONCE(ls->priv, priv);
+	smp_wmb();	/* priv before ops */
+	WRITE_ONCE(ls->ops, ops);
+}
+
+/**
+ * rdlm_fabric_ls_get() - find an enabled lockspace by name, with a reference
+ * @name: lockspace name
+ *
+ * Return: the lockspace (release with rdlm_fabric_ls_put()) or NULL.
+ */
+struct rdlm_fabric_ls *rdlm_fabric_ls_get(const char *name)
+{
+	struct rdlm_fabric_ls *ls, *found = NULL;
+
+	mutex_lock(&rdlm_fabric_mutex);
+	list_for_each_entry(ls, &rdlm_ls_list, entry) {
+		if (!strcmp(ls->name, name)) {
+			kref_get(&ls->ref);
+			found = ls;
+			break;
+		}
+	}
+	mutex_unlock(&rdlm_fabric_mutex);
+	return found;
+}
+
+/**
+ * rdlm_fabric_ls_put() - drop a reference from rdlm_fabric_ls_get()
+ * @ls: lockspace
+ */
+void rdlm_fabric_ls_put(struct rdlm_fabric_ls *ls)
+{
+	kref_put(&ls->ref, rdlm_ls_release);
+}
+
+/**
+ * rdlm_fabric_ls_ready() - can verbs be posted to @node's table?
+ * @ls: lockspace
+ * @node: member node id
+ *
+ * Return: true once the connection is up and the table description known.
+ */
+bool rdlm_fabric_ls_ready(struct rdlm_fabric_ls *ls, u32 node)
+{
+	struct rdlm_member *m = rdlm_ls_member(ls, node);
+
+	return m && READ_ONCE(m->remote.ready);
+}
+
+/**
+ * rdlm_fabric_ls_word() - read a word of the local table with the CPU
+ * @ls: lockspace
+ * @slot: slot
+ *
+ * For debugging and tests: in NIC-atomic mode the value may be stale.
+ * Return: the word, or 0 for a slot out of range.
+ */
+u64 rdlm_fabric_ls_word(struct rdlm_fabric_ls *ls, u32 slot)
+{
+	return slot < ls->nr_slots ? READ_ONCE(*rdlm_ls_word_ptr(ls, slot)) : 0;
+}
+
+/**
+ * rdlm_fabric_post() - post one engine verb
+ * @ls: lockspace
+ * @v: the verb; v->node names the target member (this node included)
+ * @done: called once with the result unless an error is returned here
+ * @ctx: its first argument
+ *
+ * FA, CAS and READ hit lock word v->slot of v->node's table, as one-sided
+ * NIC atomics or, in CPU-atomic mode, as a request the home's CPU applies;
+ * the completion carries the word's original value. WRITE_IMM writes
+ * v->arg0 and v->imm into mailbox slot v->slot; SEND carries v->msg. Verbs
+ * to one node execute in posting order. Never sleeps; not from hard irq.
+ *
+ * Return: 0, -ESHUTDOWN (lockspace going away), -EINVAL (not a member, slot
+ * out of range, unknown kind), -ENOTCONN (member not connected yet),
+ * -ENOMEM.
+ */
+int rdlm_fabric_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
+		     rdlm_fabric_done_t done, void *ctx)
+{
+	struct rdlm_member *m;
+
+	if (READ_ONCE(ls->dead))
+		return -ESHUTDOWN;
+	m = rdlm_ls_member(ls, v->node);
+	if (!m)
+		return -EINVAL;
+	return rdlm_conn_post(m->conn, ls, v, done, ctx);
+}
+
+/* ---- debugfs -------------------------------------------------------- */
 
 /* debugfs "devices": one line per RDMA device, as the test cluster reads it */
 static int rdlm_devices_show(struct seq_file *m, void *unused)
 {
 	struct rdlm_device *dev;
 
-	mutex_lock(&rdlm_device_mutex);
+	mutex_lock(&rdlm_fabric_mutex);
 	list_for_each_entry(dev, &rdlm_device_list, entry)
 		seq_printf(m, "%s\n", dev_name(&dev->ibdev->dev));
-	mutex_unlock(&rdlm_device_mutex);
+	mutex_unlock(&rdlm_fabric_mutex);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rdlm_devices);
 
+static const char *const rdlm_verb_names[RDLM_VERB_NR] = {
+	"fa", "cas", "read", "imm", "send",
+};
+
+/* debugfs "peers": one block per connection */
+static int rdlm_peers_show(struct seq_file *m, void *unused)
+{
+	struct rdlm_conn *conn;
+	int k, b;
+
+	mutex_lock(&rdlm_fabric_mutex);
+	seq_printf(m, "rejected %lld\n",
+		   (long long)atomic64_read(&rdlm_rejected));
+	list_for_each_entry(conn, &rdlm_conn_list, entry) {
+		seq_printf(m, "node %u %s state %s reconnects %u rejects %u credits %d backlog %u errors %lld bad %lld in %lld out %lld\n",
+			   conn->node, conn->passive ? "in" : "out",
+			   rdlm_conn_state_name(READ_ONCE(conn->state)),
+			   conn->reconnects, conn->rejects,
+			   READ_ONCE(conn->credits),
+			   READ_ONCE(conn->backlog_len),
+			   (long long)atomic64_read(&conn->stats.errors),
+			   (long long)atomic64_read(&conn->stats.proto),
+			   (long long)atomic64_read(&conn->stats.msgs_in),
+			   (long long)atomic64_read(&conn->stats.msgs_out));
+		if (conn->passive)
+			continue;
+		for (k = 0; k < RDLM_VERB_NR; k++) {
+			seq_printf(m, "  %s %lld lat_us_log2", rdlm_verb_names[k],
+				   (long long)atomic64_read(&conn->stats.verbs[k]));
+			for (b = 0; b < RDLM_LAT_BUCKETS; b++)
+				seq_printf(m, " %lld", (long long)
+					   atomic64_read(&conn->stats.lat[k][b]));
+			seq_putc(m, '\n');
+		}
+	}
+	mutex_unlock(&rdlm_fabric_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdlm_peers);
+
+/* debugfs "lockspaces": each lockspace and its members' readiness */
+static int rdlm_lockspaces_show(struct seq_file *m, void *unused)
+{
+	struct rdlm_fabric_ls *ls;
+	u32 i;
+
+	mutex_lock(&rdlm_fabric_mutex);
+	list_for_each_entry(ls, &rdlm_ls_list, entry) {
+		seq_printf(m, "%s lsid %08x index %u mode %s slots %u mbox %u inflight %d members",
+			   ls->name, ls->lsid, ls->index,
+			   ls->atomic_mode == RDLM_ATOMIC_CPU ? "cpu" : "nic",
+			   ls->nr_slots, ls->nr_mbox,
+			   atomic_read(&ls->inflight));
+		for (i = 0; i < ls->nr_members; i++)
+			seq_printf(m, " %u:%s", ls->members[i].cfg.nodeid,
+				   ls->members[i].remote.ready ? "ready" :
+								 "wait");
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&rdlm_fabric_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdlm_lockspaces);
+
+/**
+ * rdlm_fabric_init() - start the fabric: caches, workqueue, ib_client
+ *
+ * Return: 0 or -errno.
+ */
 int rdlm_fabric_init(void)
 {
 	int ret;
 
+	ret = rdlm_op_cache_init();
+	if (ret)
+		return ret;
+	rdlm_wq = alloc_ordered_workqueue("rdlm", WQ_MEM_RECLAIM);
+	if (!rdlm_wq) {
+		ret = -ENOMEM;
+		goto out_cache;
+	}
 	ret = ib_register_client(&rdlm_ib_client);
 	if (ret) {
 		pr_err("cannot register ib_client: %d\n", ret);
-		return ret;
+		goto out_wq;
 	}
 	debugfs_create_file("devices", 0400, rdlm_debugfs_root, NULL,
 			    &rdlm_devices_fops);
+	debugfs_create_file("peers", 0400, rdlm_debugfs_root, NULL,
+			    &rdlm_peers_fops);
+	debugfs_create_file("lockspaces", 0400, rdlm_debugfs_root, NULL,
+			    &rdlm_lockspaces_fops);
+	rdlm_selftest_init();
 	return 0;
+
+out_wq:
+	destroy_workqueue(rdlm_wq);
+out_cache:
+	rdlm_op_cache_exit();
+	return ret;
 }
 
+/**
+ * rdlm_fabric_exit() - stop the fabric
+ *
+ * configfs pins the module while a lockspace exists, so no lockspace,
+ * connection or listener is left here; ib_unregister_client is a full
+ * fence for the device callbacks.
+ */
 void rdlm_fabric_exit(void)
 {
-	/* A full fence: every remove callback has returned afterwards. */
 	ib_unregister_client(&rdlm_ib_client);
+	destroy_workqueue(rdlm_wq);
+	rdlm_op_cache_exit();
 }

@@ -5,10 +5,22 @@
 #ifndef RDLM_H
 #define RDLM_H
 
+#include <linux/bits.h>
 #include <linux/debugfs.h>
+#include <linux/socket.h>
+#include <linux/types.h>
+
+#include "engine/engine.h"
 
 /* Root of /sys/kernel/debug/rdlm, or an error pointer when debugfs is off. */
 extern struct dentry *rdlm_debugfs_root;
+
+#define RDLM_MAX_NODEID		1024	/* node ids are 1..RDLM_MAX_NODEID */
+#define RDLM_MAX_MEMBERS	64	/* members of one lockspace */
+#define RDLM_MAX_SLOTS		BIT(20)		/* lock words per table */
+#define RDLM_MAX_MBOX		4096	/* mailbox slots per lockspace */
+#define RDLM_MAX_LOCKSPACES	64	/* enabled at the same time */
+#define RDLM_LS_NAME_MAX	64
 
 int rdlm_chardev_init(void);
 void rdlm_chardev_exit(void);
@@ -21,5 +33,76 @@ void rdlm_debugfs_exit(void);
 
 int rdlm_fabric_init(void);
 void rdlm_fabric_exit(void);
+
+/*
+ * The fabric API, the lock manager's only way to the network.
+ *
+ * A lockspace's fabric side (struct rdlm_fabric_ls) owns the local lock
+ * table and mailbox and knows the members. rdlm_fabric_post() maps one
+ * engine verb (struct rdlm_verb) to one operation on the connection to
+ * verb->node (itself included, through a loopback connection) and later
+ * calls @done once with a struct rdlm_cqe: status 0 and, for FA, CAS and
+ * READ, the word's original value; or a negative errno. Incoming SENDs and
+ * WRITE_WITH_IMMs are handed to ops->recv as struct rdlm_rx. Both callbacks
+ * may run in softirq context and must not sleep. ops->peer reports a member's
+ * connection going up (tables known) or down (every verb to it failed).
+ */
+
+/**
+ * struct rdlm_node_cfg - one configured cluster node
+ * @nodeid: node id, 1..RDLM_MAX_NODEID
+ * @addr: its RDMA address and port
+ */
+struct rdlm_node_cfg {
+	u32 nodeid;
+	struct sockaddr_storage addr;
+};
+
+/**
+ * struct rdlm_fabric_ls_cfg - what the fabric needs to know of a lockspace
+ * @name: lockspace name (hashed into the wire id)
+ * @local: this node
+ * @nr_members: entries in @members (this node is one of them)
+ * @members: member nodes
+ * @nr_slots: lock words in every member's table
+ * @nr_mbox: mailbox slots in every member's receive area
+ * @atomic_mode: &enum rdlm_atomic_mode
+ */
+struct rdlm_fabric_ls_cfg {
+	char name[RDLM_LS_NAME_MAX];
+	struct rdlm_node_cfg local;
+	u32 nr_members;
+	struct rdlm_node_cfg members[RDLM_MAX_MEMBERS];
+	u32 nr_slots;
+	u32 nr_mbox;
+	u8 atomic_mode;
+};
+
+/**
+ * struct rdlm_fabric_ls_ops - callbacks of the lockspace's user
+ * @recv: a SEND or WRITE_WITH_IMM arrived (softirq, must not sleep)
+ * @peer: connection to @node is up (verbs may flow) or down (process context)
+ */
+struct rdlm_fabric_ls_ops {
+	void (*recv)(void *priv, const struct rdlm_rx *rx);
+	void (*peer)(void *priv, u32 node, bool up);
+};
+
+struct rdlm_fabric_ls;
+
+/* Completion of rdlm_fabric_post(): called once, may run in softirq. */
+typedef void (*rdlm_fabric_done_t)(void *ctx, const struct rdlm_cqe *cqe);
+
+int rdlm_fabric_ls_create(const struct rdlm_fabric_ls_cfg *cfg,
+			  struct rdlm_fabric_ls **lsp);
+void rdlm_fabric_ls_destroy(struct rdlm_fabric_ls *ls);
+void rdlm_fabric_ls_set_ops(struct rdlm_fabric_ls *ls,
+			    const struct rdlm_fabric_ls_ops *ops, void *priv);
+struct rdlm_fabric_ls *rdlm_fabric_ls_get(const char *name);
+void rdlm_fabric_ls_put(struct rdlm_fabric_ls *ls);
+bool rdlm_fabric_ls_ready(struct rdlm_fabric_ls *ls, u32 node);
+u64 rdlm_fabric_ls_word(struct rdlm_fabric_ls *ls, u32 slot);
+int rdlm_fabric_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
+		     rdlm_fabric_done_t done, void *ctx);
 
 #endif /* RDLM_H */

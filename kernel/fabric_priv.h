@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdlm fabric internals: devices, connections, lockspace tables, the wire.
+ *
+ * Connections. Every node opens one RC connection (the "active" one) to each
+ * node that shares an enabled lockspace with it, itself included, and posts
+ * all its own verbs there. It accepts the peers' connections on its listener
+ * ("passive" ones) and serves them: their atomics and READs hit its tables,
+ * their SENDs and WRITE_WITH_IMMs consume its receive buffers, and its
+ * replies (table descriptions, CPU-atomic results, credits) go back on them.
+ * So a node pair has two QPs, one per direction, and loopback is no special
+ * case. Only active connections reconnect (with backoff) and send heartbeats.
+ *
+ * Flow control. Active -> passive SENDs and WRITE_WITH_IMMs spend a credit,
+ * one receive buffer at the peer; the passive side reposts at once and
+ * returns credits in the header of its next message or in a CREDIT message.
+ * Passive -> active traffic is bounded by what the active side asked for.
+ * Work that finds no credit or send queue slot waits on the backlog.
+ *
+ * Locking. rdlm_fabric_mutex serialises all control work (lockspace create
+ * and destroy, connection setup and teardown, device add and remove); it is
+ * never taken by the CM handler or in completion context, so teardown may
+ * call rdma_destroy_id() under it. conn->lock (BH) protects the data path.
+ */
+#ifndef RDLM_FABRIC_PRIV_H
+#define RDLM_FABRIC_PRIV_H
+
+#include <linux/bitmap.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/scatterlist.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
+
+#include "rdlm.h"
+
+#define RDLM_SQ_DEPTH		128
+#define RDLM_RQ_DEPTH		128
+#define RDLM_CREDITS		64	/* active side's initial send credits */
+#define RDLM_CREDIT_BATCH	16	/* passive returns credits this often */
+#define RDLM_MSG_MAX		128	/* receive buffer size */
+#define RDLM_LAT_BUCKETS	24	/* log2(us) latency histogram */
+#define RDLM_MAX_CHUNKS		64	/* MRs per table */
+
+#define RDLM_WIRE_MAGIC		0x4d4c4452	/* "RDLM" */
+#define RDLM_WIRE_VERSION	1
+
+/* ---- wire format: little endian, every field checked on receipt ---- */
+
+enum rdlm_wire_type {
+	RDLM_W_TABLE = 1,	/* passive -> active: a table/mailbox chunk */
+	RDLM_W_TABLE_REQ,	/* active -> passive: send me your tables */
+	RDLM_W_WITHDRAW,	/* passive -> active: table gone */
+	RDLM_W_ENGINE,		/* active -> passive: engine message */
+	RDLM_W_AREQ,		/* active -> passive: CPU-atomic request */
+	RDLM_W_ARESP,		/* passive -> active: CPU-atomic result */
+	RDLM_W_HEARTBEAT,	/* active -> passive: idle keepalive */
+	RDLM_W_CREDIT,		/* passive -> active: credits only */
+	RDLM_W_NR
+};
+
+struct rdlm_wire_hdr {
+	__le32 magic;
+	u8 version;
+	u8 type;
+	__le16 len;		/* whole message */
+	__le16 credits;		/* credits returned (passive -> active) */
+	__le16 rsvd;
+	__le32 src;		/* sender node id */
+	__le32 lsid;		/* lockspace wire id, 0 = none */
+};
+
+struct rdlm_wire_table {
+	struct rdlm_wire_hdr hdr;
+	__le32 ls_index;	/* sender's index, goes into WRITE_IMM */
+	__le32 nr_slots;
+	__le32 nr_mbox;
+	u8 atomic_mode;
+	u8 rsvd;
+	__le16 chunk;		/* this chunk of the table */
+	__le16 nr_chunks;	/* 0 in CPU-atomic mode */
+	__le16 rsvd2;
+	__le32 chunk_slots;	/* slots per chunk */
+	__le64 addr;
+	__le32 rkey;
+	__le32 mbox_rkey;
+	__le64 mbox_addr;
+};
+
+struct rdlm_wire_engine {
+	struct rdlm_wire_hdr hdr;
+	__le16 type;
+	u8 mode;
+	u8 flags;
+	__le32 src;
+	__le32 slot;
+	__le32 pad;
+	__le64 reqid;
+	__le64 token;
+	__le64 arg;
+};
+
+struct rdlm_wire_areq {
+	struct rdlm_wire_hdr hdr;
+	u8 kind;
+	u8 rsvd[3];
+	__le32 slot;
+	__le64 tag;
+	__le64 arg0;
+	__le64 arg1;
+};
+
+struct rdlm_wire_aresp {
+	struct rdlm_wire_hdr hdr;
+	__le32 status;		/* 0 or a positive errno */
+	__le32 rsvd;
+	__le64 tag;
+	__le64 value;
+};
+
+/* One mailbox slot, written by a peer's WRITE_WITH_IMM. */
+struct rdlm_mbox_entry {
+	__le64 value;
+	__le32 imm;
+	__le32 src;
+};
+
+/* ---- devices ---- */
+
+struct rdlm_device {
+	struct ib_device *ibdev;
+	struct ib_pd *pd;
+	struct list_head entry;
+};
+
+/* ---- lockspaces ---- */
+
+/* What a member told us about its table (valid when @ready). */
+struct rdlm_remote {
+	bool ready;
+	u32 ls_index;
+	u32 chunk_slots;
+	u32 nr_chunks;
+	DECLARE_BITMAP(have, RDLM_MAX_CHUNKS);	/* chunks received */
+	u64 addr[RDLM_MAX_CHUNKS];
+	u32 rkey[RDLM_MAX_CHUNKS];
+	u64 mbox_addr;
+	u32 mbox_rkey;
+};
+
+struct rdlm_member {
+	struct rdlm_node_cfg cfg;
+	struct rdlm_conn *conn;		/* our active connection to it */
+	struct rdlm_remote remote;	/* under ls->lock */
+	/* self-test receive accounting (no user attached) */
+	u32 rx_imm;
+	u32 rx_send;
+	u32 rx_bad;
+};
+
+struct rdlm_fabric_ls {
+	struct kref ref;
+	struct list_head entry;		/* rdlm_ls_list */
+	char name[RDLM_LS_NAME_MAX];
+	u32 lsid;
+	u32 index;			/* slot in rdlm_ls_index */
+	u32 local;
+	u8 atomic_mode;
+	bool dead;
+	u32 nr_slots;
+	u32 nr_mbox;
+	u32 nr_pages;
+	struct page **pages;		/* the lock table */
+	u32 nr_mbox_pages;
+	struct page **mbox_pages;	/* the receive area */
+	spinlock_t lock;		/* remote infos, CPU atomics, stats */
+	const struct rdlm_fabric_ls_ops *ops;
+	void *priv;
+	atomic_t inflight;		/* posted, not completed */
+	wait_queue_head_t wait;
+	u32 nr_members;
+	struct rdlm_member members[];
+};
+
+/* ---- connections ---- */
+
+enum rdlm_conn_state {
+	RDLM_CONN_IDLE = 0,	/* no resources, maybe a reconnect pending */
+	RDLM_CONN_CONNECTING,
+	RDLM_CONN_LIVE,
+	RDLM_CONN_ERROR,	/* teardown queued */
+};
+
+struct rdlm_conn_stats {
+	atomic64_t verbs[RDLM_VERB_NR];
+	atomic64_t errors;		/* completion errors */
+	atomic64_t proto;		/* bad messages */
+	atomic64_t msgs_in;
+	atomic64_t msgs_out;
+	atomic64_t lat[RDLM_VERB_NR][RDLM_LAT_BUCKETS];
+};
+
+struct rdlm_rxbuf {
+	struct ib_cqe cqe;
+	struct rdlm_conn *conn;
+	u64 dma;
+	u8 data[RDLM_MSG_MAX] ____cacheline_aligned;
+};
+
+/* An MR over part of a table or mailbox, for one passive connection. */
+struct rdlm_mrchunk {
+	struct ib_mr *mr;
+	struct sg_table sgt;
+	int nents;
+};
+
+struct rdlm_export {
+	struct list_head entry;
+	struct rdlm_fabric_ls *ls;
+	u32 chunk_slots;
+	u32 nr_chunks;
+	struct rdlm_mrchunk *chunks;
+	struct rdlm_mrchunk mbox;
+	atomic_t regs;		/* REG_MR work requests not completed */
+};
+
+struct rdlm_conn {
+	bool passive;
+	u32 node;
+	struct sockaddr_storage addr;	/* peer (active) */
+	struct sockaddr_storage src;	/* local address (active) */
+	struct rdma_cm_id *cm_id;
+	struct rdlm_device *dev;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	bool qp_used;			/* sends may be posted: drain it */
+	struct rdlm_rxbuf *rx;
+	u32 nr_rx;
+
+	spinlock_t lock;		/* below, BH */
+	enum rdlm_conn_state state;
+	int credits;
+	int to_return;
+	int sq_free;
+	struct list_head backlog;
+	u32 backlog_len;
+	struct list_head exports;	/* passive; also under fabric mutex */
+
+	struct xarray pending;		/* CPU-atomic ops by tag */
+	u32 next_tag;
+	bool table_req;			/* passive: peer asked for tables */
+	bool dead;			/* being freed: works do nothing */
+
+	struct list_head entry;		/* rdlm_conn_list */
+	unsigned int users;		/* active: lockspaces */
+	struct delayed_work connect_work;
+	struct work_struct err_work;
+	struct work_struct up_work;
+	struct delayed_work hb_work;
+	unsigned long backoff_ms;
+	unsigned long last_activity;	/* jiffies */
+	u32 reconnects;
+	u32 rejects;
+	struct rdlm_conn_stats stats;
+};
+
+/* fabric.c */
+extern struct mutex rdlm_fabric_mutex;
+extern struct workqueue_struct *rdlm_wq;
+extern struct list_head rdlm_conn_list;
+extern spinlock_t rdlm_conn_list_lock;
+extern struct list_head rdlm_ls_list;
+extern struct ib_client rdlm_ib_client;
+extern atomic64_t rdlm_rejected;
+extern unsigned int rdlm_heartbeat_ms;
+extern unsigned int rdlm_ack_timeout;
+
+struct rdlm_fabric_ls *rdlm_ls_by_lsid(u32 lsid);
+struct rdlm_fabric_ls *rdlm_ls_by_index(u32 index);
+struct rdlm_member *rdlm_ls_member(struct rdlm_fabric_ls *ls, u32 node);
+u64 *rdlm_ls_word_ptr(struct rdlm_fabric_ls *ls, u32 slot);
+struct rdlm_mbox_entry *rdlm_ls_mbox_ptr(struct rdlm_fabric_ls *ls, u32 slot);
+void rdlm_ls_deliver(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx);
+void rdlm_ls_peer_event(struct rdlm_fabric_ls *ls, u32 node, bool up);
+bool rdlm_node_allowed(u32 node, const struct sockaddr *addr);
+
+/* fabric_conn.c */
+struct rdlm_conn *rdlm_conn_alloc(bool passive, u32 node);
+void rdlm_conn_free(struct rdlm_conn *conn);
+void rdlm_conn_teardown(struct rdlm_conn *conn);
+void rdlm_conn_error(struct rdlm_conn *conn);
+int rdlm_conn_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
+int rdlm_conn_post(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
+		   const struct rdlm_verb *v, rdlm_fabric_done_t done,
+		   void *ctx);
+int rdlm_conn_export(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls);
+void rdlm_conn_unexport(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
+			bool withdraw);
+void rdlm_conn_request_tables(struct rdlm_conn *conn,
+			      struct rdlm_fabric_ls *ls);
+const char *rdlm_conn_state_name(enum rdlm_conn_state state);
+int rdlm_op_cache_init(void);
+void rdlm_op_cache_exit(void);
+
+/* fabric_selftest.c */
+void rdlm_selftest_rx(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx);
+void rdlm_selftest_init(void);
+
+#endif /* RDLM_FABRIC_PRIV_H */
