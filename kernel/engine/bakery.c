@@ -60,7 +60,8 @@ enum bk_phase {
 };
 
 /* verb cookies */
-enum { CK_FA = 1, CK_UNDO, CK_OCAS, CK_READ, CK_RCAS, CK_REL, CK_ZERO };
+enum { CK_FA = 1, CK_UNDO, CK_OCAS, CK_READ, CK_RCAS, CK_REL, CK_ZERO,
+       CK_SKIP };
 
 #define BKF_RESETFROM	0x01	/* our ticket reached COUNT_MAX */
 #define BKF_CANCEL	0x02
@@ -68,8 +69,6 @@ enum { CK_FA = 1, CK_UNDO, CK_OCAS, CK_READ, CK_RCAS, CK_REL, CK_ZERO };
 #define BKF_BLOCKING	0x08
 #define BKF_OVF		0x10	/* ovf_n valid */
 #define BKF_POLLING	0x20	/* READ in flight while held (update) */
-
-#define BK_ZERO_TRIES	64
 
 struct bk_req {
 	u8 phase;
@@ -88,7 +87,9 @@ struct bk_req {
 	u64 lease_end;
 	u64 ovf_n;
 	u64 ovf_since;
-	u64 reset_from;	/* all-done value to reset to zero from */
+	u64 fa_issue;	/* issue time of the latest ticket FA */
+	u64 reset_from;	/* value to reset to zero from */
+	u64 legit;	/* all-done value after our ticket (exact) */
 	u64 cmp;	/* compare value of the reset CAS in flight */
 	u64 cmp_new;	/* its swap value */
 };
@@ -250,6 +251,7 @@ static void bk_ticket(struct rdlm_engine *eng, struct rdlm_req *req,
 	struct bk_req *b = bk(req);
 
 	b->phase = BK_FA;
+	b->fa_issue = out->now;
 	bk_post(eng, req, out, RDLM_VERB_FA, RDLM_VF_ENQUEUE,
 		(u64)b->k << l->msh[b->cls], 0, CK_FA);
 }
@@ -486,6 +488,31 @@ static void bk_backoff(struct rdlm_engine *eng, struct rdlm_req *req,
 	rdlm_engine_arm(eng, out, req, rdlm_engine_backoff(eng, ++b->attempts));
 }
 
+/*
+ * Algorithm 1, lines 6-9: after an FA that met COUNT_MAX was undone, back
+ * off, or reset the word to zero when it shows everyone done (n == max) for
+ * twice the lease: its ResetFrom holder is then gone.  Only an all-done
+ * value is ever reset to zero: an FA not yet undone shows as max > n, so
+ * no undo can land on the word after the reset.  A word with dead tickets
+ * and nobody behind them is not repaired here (see engines.rst).
+ */
+static void bk_after_overflow(struct rdlm_engine *eng, struct rdlm_req *req,
+			      struct rdlm_out *out)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+
+	if (!(b->flags & BKF_CANCEL) &&
+	    bk_all_done(l, b->ticket) == b->ticket &&
+	    out->now - b->ovf_since >= 2 * eng->p.lease_ns) {
+		b->phase = BK_OCAS;
+		bk_post(eng, req, out, RDLM_VERB_CAS, RDLM_VF_RESET, b->ticket,
+			0, CK_OCAS);
+		return;
+	}
+	bk_backoff(eng, req, out);
+}
+
 /* Algorithm 1: the ticket FA came back with the previous word value. */
 static void bk_on_ticket(struct rdlm_engine *eng, struct rdlm_req *req,
 			 struct rdlm_out *out, u64 prev)
@@ -497,10 +524,10 @@ static void bk_on_ticket(struct rdlm_engine *eng, struct rdlm_req *req,
 	if (bk_overflowed(eng, prev)) {
 		rdlm_stat_inc(&eng->stats.overflows);
 		if (!(b->flags & BKF_OVF) || n != b->ovf_n) {
-			b->flags |= BKF_OVF;
 			b->ovf_n = n;
 			b->ovf_since = out->now;
 		}
+		b->flags |= BKF_OVF;
 		b->ticket = prev;
 		b->phase = BK_UNDO;
 		bk_post(eng, req, out, RDLM_VERB_FA, RDLM_VF_DEQUEUE,
@@ -512,6 +539,7 @@ static void bk_on_ticket(struct rdlm_engine *eng, struct rdlm_req *req,
 		b->flags |= BKF_RESETFROM;
 		b->reset_from = bk_all_done(l, prev +
 					    ((u64)b->k << l->msh[b->cls]));
+		b->legit = b->reset_from;
 	}
 	b->last_n = n;
 	b->stall_since = out->now;
@@ -553,22 +581,58 @@ static void bk_on_upgrade_poll(struct rdlm_engine *eng, struct rdlm_req *req,
 	bk_arm_held(eng, req, out, bk_wait_count(l, b->ticket, v));
 }
 
+/*
+ * Algorithm 3, line 7: CAS to zero, repeated until it succeeds.  We hold the
+ * last ticket before COUNT_MAX, so we know the exact all-done value.  If
+ * the n counters stop moving for twice the lease, tickets before ours are
+ * dead and nobody can queue behind them to reset them: set the n counters
+ * to their all-done values ourselves, keeping the max counters as read
+ * (increments still to be undone then drain to the all-done value).
+ */
 static void bk_on_zero(struct rdlm_engine *eng, struct rdlm_req *req,
+		       struct rdlm_out *out, u64 v)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+	u64 n = bk_nbits(l, v);
+
+	if (v == b->reset_from) {
+		rdlm_stat_inc(&eng->stats.zero_resets);
+		bk_finish(eng, req, out);
+		return;
+	}
+	if (!bk_overflowed(eng, v)) {
+		bk_finish(eng, req, out);	/* someone else reset it */
+		return;
+	}
+	if (!b->zero_tries++ || n != b->last_n) {
+		b->last_n = n;
+		b->stall_since = out->now;
+	} else if (n != bk_nbits(l, b->legit) &&
+		   out->now - b->stall_since >= 2 * eng->p.lease_ns * eng->p.kmax) {
+		b->cmp = v;
+		b->phase = BK_ZERO;
+		bk_post(eng, req, out, RDLM_VERB_CAS, RDLM_VF_RESET, v,
+			(v & ~bk_nbits(l, ~0ULL)) | bk_nbits(l, b->legit),
+			CK_SKIP);
+		return;
+	}
+	b->phase = BK_ZWAIT;
+	rdlm_engine_arm(eng, out, req, rdlm_engine_backoff(eng, b->zero_tries));
+}
+
+static void bk_on_skip(struct rdlm_engine *eng, struct rdlm_req *req,
 		       struct rdlm_out *out, u64 v)
 {
 	struct bk_req *b = bk(req);
 
-	if (v == b->reset_from) {
-		rdlm_stat_inc(&eng->stats.zero_resets);
-	} else if (bk_overflowed(eng, v) && ++b->zero_tries < BK_ZERO_TRIES) {
-		/* others' undos still in flight, or holders still working */
-		b->phase = BK_ZWAIT;
-		rdlm_engine_arm(eng, out, req,
-				rdlm_engine_backoff(eng, b->zero_tries));
-		return;
+	if (v == b->cmp) {
+		rdlm_stat_inc(&eng->stats.resets);
+		b->reset_from = b->legit;
+		b->zero_tries = 0;
 	}
-	/* done, or someone else reset it, or give up (outsiders will) */
-	bk_finish(eng, req, out);
+	b->phase = BK_ZWAIT;
+	rdlm_engine_arm(eng, out, req, rdlm_engine_backoff(eng, 1));
 }
 
 /* Algorithm 2, lines 16-19: our reset CAS came back. */
@@ -591,9 +655,9 @@ static void bk_on_rcas(struct rdlm_engine *eng, struct rdlm_req *req,
 		return;
 	}
 	bk_fail(eng, req, out, -EDEADLK);
-	if (bk_overflowed(eng, v))
-		/* once the tickets after ours are done, restart from zero */
-		bk_zero(eng, req, out, bk_all_done(l, v));
+	if (b->flags & BKF_RESETFROM)
+		/* we held the last ticket: nobody else will reset to zero */
+		bk_zero(eng, req, out, b->reset_from);
 	else
 		bk_finish(eng, req, out);
 }
@@ -633,17 +697,8 @@ static void bk_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 			bk_on_ticket(eng, req, out, cqe->value);
 		break;
 	case CK_UNDO:
-		if (b->phase != BK_UNDO)
-			break;
-		if (!(b->flags & BKF_CANCEL) &&
-		    out->now - b->ovf_since >= 2 * eng->p.lease_ns * eng->p.kmax) {
-			/* Algorithm 1, line 7: the word is stuck, reset it */
-			b->phase = BK_OCAS;
-			bk_post(eng, req, out, RDLM_VERB_CAS, RDLM_VF_RESET,
-				b->ticket, 0, CK_OCAS);
-			break;
-		}
-		bk_backoff(eng, req, out);
+		if (b->phase == BK_UNDO)
+			bk_after_overflow(eng, req, out);
 		break;
 	case CK_OCAS:
 		if (b->phase != BK_OCAS)
@@ -675,6 +730,10 @@ static void bk_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 	case CK_ZERO:
 		if (b->phase == BK_ZERO)
 			bk_on_zero(eng, req, out, cqe->value);
+		break;
+	case CK_SKIP:
+		if (b->phase == BK_ZERO)
+			bk_on_skip(eng, req, out, cqe->value);
 		break;
 	default:
 		break;

@@ -507,6 +507,31 @@ static void cl_timer(struct rdlm_engine *eng, struct rdlm_req *req,
 	}
 }
 
+/* The home of some of our requests died: nobody will grant them. */
+static void cl_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
+			   struct rdlm_out *out)
+{
+	u32 i;
+
+	for (i = 0; i < eng->p.nr_reqs; i++) {
+		struct rdlm_req *req = &eng->reqs[i];
+		struct cl_req *c = cl(req);
+
+		if (!req->busy || req->node != node)
+			continue;
+		if (c->phase == CL_WAIT || c->phase == CL_BACKOFF) {
+			rdlm_engine_emit(eng, out, RDLM_ACT_FAIL, req, -EIO, 0);
+			c->phase = CL_FINISH;
+			req->timer_cookie++;
+			cl_maybe_done(eng, req, out);
+		} else if (c->phase == CL_HELD && !c->lost) {
+			c->lost = 1;
+			rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
+					 RDLM_NOTICE_LOST, 0);
+		}
+	}
+}
+
 const struct rdlm_engine_ops rdlm_central_ops = {
 	.name = "central",
 	.init = cl_init,
@@ -516,4 +541,5 @@ const struct rdlm_engine_ops rdlm_central_ops = {
 	.complete = cl_complete,
 	.timer = cl_timer,
 	.recv = cl_recv,
+	.member_down = cl_member_down,
 };

@@ -257,24 +257,42 @@ static void t_bk_overflow(void)
 	cqe(r, last_cookie, RDLM_VERB_FA, 0, 21000);
 	t = timer_delay();
 	CHECK(t <= 20000);			/* R x 2^1 */
-	/* line 7: n unchanged for twice the lease since the first failure */
-	fire(r, 21000 + t);
+	/* line 7: all done and no progress for 2 x lease: reset to zero */
+	fire(r, 20000 + 2 * LEASE);
 	expect_post(RDLM_VERB_FA);
 	cqe(r, last_cookie, RDLM_VERB_FA, W4(32768, 10, 32768, 10),
-	    20000 + 2 * LEASE);
+	    20100 + 2 * LEASE);
 	expect_post(RDLM_VERB_FA);		/* undo first */
-	cqe(r, last_cookie, RDLM_VERB_FA, 0, 20001 + 2 * LEASE);
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 20200 + 2 * LEASE);
 	v = expect_post(RDLM_VERB_CAS);
 	CHECK(v && v->arg0 == W4(32768, 10, 32768, 10) && v->arg1 == 0 &&
 	      (v->flags & RDLM_VF_RESET));
 	cqe(r, last_cookie, RDLM_VERB_CAS, W4(32768, 10, 32768, 10),
-	    2002 + 2 * LEASE);
+	    20300 + 2 * LEASE);
 	CHECK(rdlm_stat_read(&E.stats.zero_resets) == 1);
 	fire(r, 3 * LEASE);
 	v = expect_post(RDLM_VERB_FA);
 	cqe(r, last_cookie, RDLM_VERB_FA, 0, 3 * LEASE + 100);
 	CHECK(find(RDLM_ACT_GRANT, 0));		/* fresh word: granted */
 	CHECK(rdlm_stat_read(&E.stats.overflows) == 3);
+	rdlm_req_free(&E, r);
+
+	/* dead ticket at COUNT_MAX: never reset to zero from a value that
+	 * is not all-done (an FA there may still be undone later)
+	 */
+	r = mkreq(RDLM_MODE_EX, 1);
+	o = O(0);
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(32767, 3, 32768, 3), 100);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 200);
+	fire(r, 3 * LEASE);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(32767, 3, 32768, 3), 3 * LEASE);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 3 * LEASE + 100);
+	CHECK(!posted(RDLM_VERB_CAS) && timer_delay() != U64_MAX);
 	rdlm_engine_fini(&E);
 }
 
@@ -441,9 +459,9 @@ static void t_bk_shared_ambiguity(void)
 	fire(r, LEASE / 4);
 	expect_post(RDLM_VERB_READ);
 	cqe(r, last_cookie, RDLM_VERB_READ, W4(4, 2, 5, 2), LEASE / 4 + 100);
-	fire(r, 2 * LEASE);
+	fire(r, LEASE);
 	expect_post(RDLM_VERB_READ);
-	cqe(r, last_cookie, RDLM_VERB_READ, W4(5, 3, 5, 6), 2 * LEASE + 200);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(5, 3, 5, 6), LEASE + 200);
 	CHECK(find(RDLM_ACT_GRANT, 0));
 	rdlm_req_free(&E, r);
 	/* ... but an exclusive reset behind us moves nX past our ticket */
@@ -543,7 +561,7 @@ static void t_bk_lease_reset(void)
 	o = O(0);
 	E.ops->lock(&E, r, &o);
 	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(5, 0, 6, 0), 100);
+	cqe(r, last_cookie, RDLM_VERB_FA, W4(5, 0, 32767, 0), 100);
 	t = 100;
 	do {
 		t += LEASE / 4;
@@ -553,7 +571,7 @@ static void t_bk_lease_reset(void)
 		cqe(r, last_cookie, RDLM_VERB_READ, W4(5, 0, 32768, 0), t + 10);
 	} while (!posted(RDLM_VERB_CAS) && t < 10 * LEASE);
 	v = expect_post(RDLM_VERB_CAS);
-	CHECK(v && v->arg1 == W4(7, 0, 32768, 0));
+	CHECK(v && v->arg1 == W4(32768, 0, 32768, 0));
 	cqe(r, last_cookie, RDLM_VERB_CAS, W4(5, 0, 32768, 0), t + 20);
 	CHECK(fail_err() == -EDEADLK);
 	v = expect_post(RDLM_VERB_CAS);

@@ -33,6 +33,7 @@ enum ev_type {
 	EV_CRASH,
 	EV_PAUSE,
 	EV_RESUME,
+	EV_PEER_DOWN,	/* node learns that e->src died */
 };
 
 struct ev {
@@ -100,7 +101,7 @@ struct trace_rec {
 	u64 a, b;
 };
 
-#define TRACE_N 48
+#define TRACE_N 400
 
 struct sim {
 	const struct sim_cfg *cfg;
@@ -117,6 +118,7 @@ struct sim {
 	struct sreq **wactive;	/* per global word */
 	double *cdf;
 	u64 enq_seq;
+	u64 epoch;
 	u64 lat_cap;
 	struct trace_rec trace[TRACE_N];
 	u64 ntrace;
@@ -822,6 +824,25 @@ static void handle(struct sim *s, struct ev *e)
 		for (i = 0; i < n->ndeferred; i++)
 			ev_free(s, n->deferred[i]);
 		n->ndeferred = 0;
+		/* heartbeats tell the others after the error timeout */
+		for (i = 0; i < s->cfg->nodes; i++) {
+			struct ev *d;
+
+			if (i == e->node)
+				continue;
+			d = ev_new(s, EV_PEER_DOWN, s->now + s->cfg->err_timeout,
+				   i);
+			d->src = e->node;
+			d->cookie = ++s->epoch;
+			ev_push(s, d);
+		}
+		break;
+	case EV_PEER_DOWN:
+		if (n->eng.ops->member_down) {
+			out = mkout(s, e->node);
+			n->eng.ops->member_down(&n->eng, e->src,
+						(u32)e->cookie, &out);
+		}
 		break;
 	case EV_PAUSE:
 		tr(s, e->node, 9, 0, 0, 0);
