@@ -60,8 +60,9 @@ enum bk_phase {
 };
 
 /* verb cookies */
-enum { CK_FA = 1, CK_UNDO, CK_OCAS, CK_READ, CK_RCAS, CK_REL, CK_ZERO,
-       CK_SKIP };
+enum {
+	CK_FA = 1, CK_UNDO, CK_OCAS, CK_READ, CK_RCAS, CK_REL, CK_ZERO, CK_SKIP
+};
 
 #define BKF_RESETFROM	0x01	/* our ticket reached COUNT_MAX */
 #define BKF_CANCEL	0x02

@@ -96,6 +96,7 @@ enum rdlm_msg_type {
  * @flags: engine-private flags
  * @src: sending node (filled by the engine)
  * @slot: lock word slot at the home node
+ * @pad: zero
  * @reqid: requester's rdlm_req_id(), echoed in replies
  * @token: grant token (engine defined)
  * @arg: engine-private argument
@@ -118,6 +119,7 @@ struct rdlm_req;
  * struct rdlm_verb - one RDMA operation an engine asks the fabric to post
  * @kind: &enum rdlm_verb_kind
  * @flags: RDLM_VF_* hints
+ * @pad: zero
  * @node: target node
  * @slot: lock word slot (FA, CAS, READ) or mailbox slot (WRITE_IMM)
  * @imm: immediate data of WRITE_IMM

@@ -22,12 +22,13 @@
 #include <linux/math64.h>
 #include <linux/build_bug.h>
 
-typedef spinlock_t rdlm_spinlock_t;
+/* macros rather than typedefs: the simulator defines its own */
+#define rdlm_spinlock_t		spinlock_t
 #define rdlm_spin_lock_init(l)		spin_lock_init(l)
 #define rdlm_spin_lock(l, flags)	spin_lock_irqsave(l, flags)
 #define rdlm_spin_unlock(l, flags)	spin_unlock_irqrestore(l, flags)
 
-typedef atomic64_t rdlm_stat_t;
+#define rdlm_stat_t		atomic64_t
 #define rdlm_stat_inc(s)	atomic64_inc(s)
 #define rdlm_stat_read(s)	((u64)atomic64_read(s))
 
