@@ -925,6 +925,8 @@ static void t_engine_common(void)
 	rdlm_engine_fini(&E);
 }
 
+#include "test_dqueue.c"	/* queue engines' unit tests */
+
 /* ---- randomized simulations ---- */
 
 static u64 only_seed;
@@ -1052,6 +1054,32 @@ static void randomized(void)
 	sim_cfg_faulty(&c, &rdlm_central_ops);
 	tap("sim central, crash+pause+delay, 100k ops x 3 seeds",
 	    run_seeds("central", &c, 3));
+
+	/* queue engines: crashes are repaired by ->member_down recovery */
+	sim_cfg_faulty(&c, &rdlm_dqnl_ops);
+	tap("sim dqnl, crash+pause+delay, 100k ops x 3 seeds",
+	    run_seeds("dqnl", &c, 3));
+
+	sim_cfg_faulty(&c, &rdlm_dqnl_ops);
+	c.crashes = 3;
+	c.ep.atomic_mode = RDLM_ATOMIC_CPU;
+	tap("sim dqnl CPU atomics, 3 crashes+pause+delay, 100k ops x 2 seeds",
+	    run_seeds("dqnl-3crash", &c, 2));
+
+	sim_cfg_faulty(&c, &rdlm_dqnl_sf_ops);
+	tap("sim dqnl-sf, crash+pause+delay, 100k ops x 2 seeds",
+	    run_seeds("dqnl-sf", &c, 2));
+
+	sim_cfg_faulty(&c, &rdlm_ncosed_ops);
+	tap("sim ncosed, crash+pause+delay, 100k ops x 3 seeds",
+	    run_seeds("ncosed", &c, 3));
+
+	sim_cfg_faulty(&c, &rdlm_ncosed_ops);
+	c.crashes = 3;
+	c.rho = 0.8;
+	c.ep.atomic_mode = RDLM_ATOMIC_CPU;
+	tap("sim ncosed CPU atomics, 80% shared, 3 crashes+pause+delay, 100k ops x 2 seeds",
+	    run_seeds("ncosed-3crash", &c, 2));
 }
 
 int main(int argc, char **argv)
@@ -1071,6 +1099,13 @@ int main(int argc, char **argv)
 		{ "bakery 5.2: update locks", t_bk_update },
 		{ "bakery: cancel, fabric errors, stale timers", t_bk_cancel_and_errors },
 		{ "central: FIFO, shared batch, blocking, leases, busy, stale", t_central },
+		{ "dqnl: uncontended acquire and release, one CAS each", t_dq_uncontended },
+		{ "dqnl: successor notice, blocking notice, handover", t_dq_handover },
+		{ "dqnl 4.3.1: release races an enqueuing successor", t_dq_transient },
+		{ "dqnl-sf 4.4: ticket FA, turn-ordered swap, failed CAS", t_dq_sf },
+		{ "ncosed 3.2.2/3.2.3: shared FA, exclusive counted at the home", t_nc_shared_then_ex },
+		{ "ncosed 3.2.1/3.2.4: shared and exclusive behind an exclusive", t_nc_behind_ex },
+		{ "queue engines: epoch recovery, fence, thaw, re-queue, lost", t_dq_recovery },
 	};
 	clock_t t0 = clock();
 	size_t i;
@@ -1078,7 +1113,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--seed"))
 		only_seed = strtoull(argv[2], NULL, 0);
 	printf("TAP version 13\n");
-	printf("1..%zu\n", ARRAY_SIZE(units) + 6);
+	printf("1..%zu\n", ARRAY_SIZE(units) + 6 + 5);
 	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		t_fail = 0;
 		units[i].fn();
