@@ -163,6 +163,31 @@ static void fire(struct rdlm_req *r, u64 now)
 	E.ops->timer(&E, r, r->timer_cookie, &o);
 }
 
+/* new request: lock at @now, its ticket FA completes at @done with @value */
+static struct rdlm_req *start(u8 mode, u16 k, u64 now, u64 value, u64 done)
+{
+	struct rdlm_req *r = mkreq(mode, k);
+	struct rdlm_out o = O(now);
+
+	E.ops->lock(&E, r, &o);
+	expect_post(RDLM_VERB_FA);
+	cqe(r, last_cookie, RDLM_VERB_FA, value, done);
+	return r;
+}
+
+/* poll every lease/4, always reading @value, until a CAS is posted */
+static u64 poll_stalled(struct rdlm_req *r, u64 t, u64 value, u64 limit)
+{
+	do {
+		t += LEASE / 4;
+		fire(r, t);
+		if (!expect_post(RDLM_VERB_READ))
+			break;
+		cqe(r, last_cookie, RDLM_VERB_READ, value, t + 10);
+	} while (!posted(RDLM_VERB_CAS) && t < limit);
+	return t;
+}
+
 static u64 timer_delay(void)
 {
 	const struct rdlm_action *a = find(RDLM_ACT_TIMER, 0);
@@ -218,11 +243,7 @@ static void t_bk_acquire(void)
 	rdlm_req_free(&E, r);
 
 	/* exclusive behind shared holders: conflict (line 29) */
-	r = mkreq(RDLM_MODE_EX, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(1, 1, 1, 4), 2500);
+	r = start(RDLM_MODE_EX, 1, 0, W4(1, 1, 1, 4), 2500);
 	CHECK(!find(RDLM_ACT_GRANT, 0));
 	/* Alg. 2 line 20: wait (maxX-nX + maxS-nS) x omega = 3 omega */
 	CHECK(timer_delay() == 3 * OMEGA);
@@ -233,16 +254,11 @@ static void t_bk_overflow(void)
 {
 	const struct rdlm_verb *v;
 	struct rdlm_req *r;
-	struct rdlm_out o;
 	u64 t;
 
 	eng_setup(&rdlm_bakery_ops, 0, 1);
 	/* shared FA meets maxS at COUNT_MAX: undo, backoff, retry (4-6) */
-	r = mkreq(RDLM_MODE_SH, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(10, 32760, 10, 32768), 2000);
+	r = start(RDLM_MODE_SH, 1, 0, W4(10, 32760, 10, 32768), 2000);
 	v = expect_post(RDLM_VERB_FA);
 	CHECK(v && v->arg0 == (u64)-1 && (v->flags & RDLM_VF_DEQUEUE));
 	cqe(r, last_cookie, RDLM_VERB_FA, 0, 3000);
@@ -280,11 +296,7 @@ static void t_bk_overflow(void)
 	/* dead ticket at COUNT_MAX: never reset to zero from a value that
 	 * is not all-done (an FA there may still be undone later)
 	 */
-	r = mkreq(RDLM_MODE_EX, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(32767, 3, 32768, 3), 100);
+	r = start(RDLM_MODE_EX, 1, 0, W4(32767, 3, 32768, 3), 100);
 	expect_post(RDLM_VERB_FA);
 	cqe(r, last_cookie, RDLM_VERB_FA, 0, 200);
 	fire(r, 3 * LEASE);
@@ -305,11 +317,7 @@ static void t_bk_resetfrom(void)
 
 	eng_setup(&rdlm_bakery_ops, 0, 1);
 	/* Figure 6: shared ticket with maxS = COUNT_MAX - 1 (lines 10-11) */
-	r = mkreq(RDLM_MODE_SH, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(29998, 32765, 30000, 32767), 100);
+	r = start(RDLM_MODE_SH, 1, 0, W4(29998, 32765, 30000, 32767), 100);
 	CHECK(!find(RDLM_ACT_GRANT, 0));
 	fire(r, 200);
 	expect_post(RDLM_VERB_READ);
@@ -338,11 +346,7 @@ static void t_bk_resetfrom(void)
 	/* exclusive ticket at COUNT_MAX - 1 (lines 24-25), lease lost at
 	 * release: no FA, CAS from the word without our increment
 	 */
-	r = mkreq(RDLM_MODE_EX, 1);
-	o = O(1000);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(32767, 40, 32767, 40), 1100);
+	r = start(RDLM_MODE_EX, 1, 1000, W4(32767, 40, 32767, 40), 1100);
 	CHECK(find(RDLM_ACT_GRANT, 0));
 	fire(r, 1000 + LEASE);
 	CHECK(has_notice(RDLM_NOTICE_LOST));
@@ -362,15 +366,10 @@ static void t_bk_resetfrom(void)
 static void t_bk_conflict(void)
 {
 	struct rdlm_req *r;
-	struct rdlm_out o;
 
 	eng_setup(&rdlm_bakery_ops, 0, 1);
 	/* shared behind an exclusive holder: granted when nX = prev(maxX) */
-	r = mkreq(RDLM_MODE_SH, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(4, 2, 5, 2), 100);
+	r = start(RDLM_MODE_SH, 1, 0, W4(4, 2, 5, 2), 100);
 	CHECK(timer_delay() == OMEGA);
 	fire(r, 5000);
 	CHECK(expect_post(RDLM_VERB_READ));
@@ -387,11 +386,7 @@ static void t_bk_conflict(void)
 	rdlm_req_free(&E, r);
 
 	/* exclusive: needs both (lines 8-10) */
-	r = mkreq(RDLM_MODE_EX, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(1, 1, 1, 4), 100);
+	r = start(RDLM_MODE_EX, 1, 0, W4(1, 1, 1, 4), 100);
 	fire(r, 20000);
 	expect_post(RDLM_VERB_READ);
 	cqe(r, last_cookie, RDLM_VERB_READ, W4(1, 3, 2, 4), 21000);
@@ -404,11 +399,7 @@ static void t_bk_conflict(void)
 	rdlm_req_free(&E, r);
 
 	/* reset detected: prev(maxX) < val(nX) (lines 3-4) */
-	r = mkreq(RDLM_MODE_EX, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(1, 1, 3, 1), 100);
+	r = start(RDLM_MODE_EX, 1, 0, W4(1, 1, 3, 1), 100);
 	fire(r, 10000);
 	expect_post(RDLM_VERB_READ);
 	cqe(r, last_cookie, RDLM_VERB_READ, W4(4, 1, 5, 1), 11000);
@@ -417,11 +408,7 @@ static void t_bk_conflict(void)
 	rdlm_req_free(&E, r);
 
 	/* counters went backwards (reset to zero): fail too */
-	r = mkreq(RDLM_MODE_EX, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(100, 1, 103, 1), 100);
+	r = start(RDLM_MODE_EX, 1, 0, W4(100, 1, 103, 1), 100);
 	fire(r, 10000);
 	expect_post(RDLM_VERB_READ);
 	cqe(r, last_cookie, RDLM_VERB_READ, W4(3, 0, 104, 1), 11000);
@@ -432,17 +419,12 @@ static void t_bk_conflict(void)
 static void t_bk_shared_ambiguity(void)
 {
 	struct rdlm_req *r;
-	struct rdlm_out o;
 
 	eng_setup(&rdlm_bakery_ops, 0, 1);
 	/* readers behind us were granted with us and already left: nS passed
 	 * our ticket soon after a change we saw: still our grant
 	 */
-	r = mkreq(RDLM_MODE_SH, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(4, 2, 5, 2), 100);
+	r = start(RDLM_MODE_SH, 1, 0, W4(4, 2, 5, 2), 100);
 	fire(r, 5000);
 	expect_post(RDLM_VERB_READ);
 	cqe(r, last_cookie, RDLM_VERB_READ, W4(5, 3, 5, 6), 6000);
@@ -451,11 +433,7 @@ static void t_bk_shared_ambiguity(void)
 	/* the same picture after a long quiet time: still ours, since resets
 	 * by readers leave nS alone and writers behind us move nX too
 	 */
-	r = mkreq(RDLM_MODE_SH, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(4, 2, 5, 2), 100);
+	r = start(RDLM_MODE_SH, 1, 0, W4(4, 2, 5, 2), 100);
 	fire(r, LEASE / 4);
 	expect_post(RDLM_VERB_READ);
 	cqe(r, last_cookie, RDLM_VERB_READ, W4(4, 2, 5, 2), LEASE / 4 + 100);
@@ -465,11 +443,7 @@ static void t_bk_shared_ambiguity(void)
 	CHECK(find(RDLM_ACT_GRANT, 0));
 	rdlm_req_free(&E, r);
 	/* ... but an exclusive reset behind us moves nX past our ticket */
-	r = mkreq(RDLM_MODE_SH, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(4, 2, 5, 2), 100);
+	r = start(RDLM_MODE_SH, 1, 0, W4(4, 2, 5, 2), 100);
 	fire(r, LEASE);
 	expect_post(RDLM_VERB_READ);
 	cqe(r, last_cookie, RDLM_VERB_READ, W4(6, 3, 6, 3), LEASE + 200);
@@ -482,18 +456,13 @@ static void t_bk_lease_reset(void)
 {
 	const struct rdlm_verb *v;
 	struct rdlm_req *r;
-	struct rdlm_out o;
 	u64 t = 100;
 
 	eng_setup(&rdlm_bakery_ops, 0, 1);
 	/* shared waiter, holder dead: reset_val {prev maxX, prev maxS + 1,
 	 * val maxX, val maxS} (lines 11-13, 16)
 	 */
-	r = mkreq(RDLM_MODE_SH, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(1, 1, 2, 3), t);
+	r = start(RDLM_MODE_SH, 1, 0, W4(1, 1, 2, 3), t);
 	/* a change of nS alone is progress: the clock restarts */
 	fire(r, LEASE);
 	expect_post(RDLM_VERB_READ);
@@ -517,13 +486,7 @@ static void t_bk_lease_reset(void)
 	cqe(r, last_cookie, RDLM_VERB_CAS, W4(1, 3, 2, 4), t + 100);
 	CHECK(!find(RDLM_ACT_FAIL, 0) && timer_delay() != U64_MAX);
 	/* stall again, reset wins: the reader is granted, lease from the CAS */
-	do {
-		t += LEASE / 4;
-		fire(r, t);
-		if (!expect_post(RDLM_VERB_READ))
-			break;
-		cqe(r, last_cookie, RDLM_VERB_READ, W4(1, 3, 2, 4), t + 10);
-	} while (!posted(RDLM_VERB_CAS) && t < 20 * LEASE);
+	t = poll_stalled(r, t, W4(1, 3, 2, 4), 20 * LEASE);
 	v = expect_post(RDLM_VERB_CAS);
 	CHECK(v && v->arg1 == W4(2, 3, 2, 4));
 	cqe(r, last_cookie, RDLM_VERB_CAS, W4(1, 3, 2, 4), t + 20);
@@ -535,19 +498,9 @@ static void t_bk_lease_reset(void)
 	/* exclusive waiter: reset_val {prev maxX + 1, prev maxS, ...} (14-15),
 	 * success -> Failure (line 19)
 	 */
-	r = mkreq(RDLM_MODE_EX, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(1, 1, 2, 1), 100);
+	r = start(RDLM_MODE_EX, 1, 0, W4(1, 1, 2, 1), 100);
 	t = 100;
-	do {
-		t += LEASE / 4;
-		fire(r, t);
-		if (!expect_post(RDLM_VERB_READ))
-			break;
-		cqe(r, last_cookie, RDLM_VERB_READ, W4(1, 1, 3, 1), t + 10);
-	} while (!posted(RDLM_VERB_CAS) && t < 10 * LEASE);
+	t = poll_stalled(r, t, W4(1, 1, 3, 1), 10 * LEASE);
 	v = expect_post(RDLM_VERB_CAS);
 	CHECK(v && v->arg1 == W4(3, 1, 3, 1));
 	cqe(r, last_cookie, RDLM_VERB_CAS, W4(1, 1, 3, 1), t + 20);
@@ -557,19 +510,9 @@ static void t_bk_lease_reset(void)
 	rdlm_req_free(&E, r);
 
 	/* reset while counters are at COUNT_MAX: then back to zero (17-18) */
-	r = mkreq(RDLM_MODE_EX, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(5, 0, 32767, 0), 100);
+	r = start(RDLM_MODE_EX, 1, 0, W4(5, 0, 32767, 0), 100);
 	t = 100;
-	do {
-		t += LEASE / 4;
-		fire(r, t);
-		if (!expect_post(RDLM_VERB_READ))
-			break;
-		cqe(r, last_cookie, RDLM_VERB_READ, W4(5, 0, 32768, 0), t + 10);
-	} while (!posted(RDLM_VERB_CAS) && t < 10 * LEASE);
+	t = poll_stalled(r, t, W4(5, 0, 32768, 0), 10 * LEASE);
 	v = expect_post(RDLM_VERB_CAS);
 	CHECK(v && v->arg1 == W4(32768, 0, 32768, 0));
 	cqe(r, last_cookie, RDLM_VERB_CAS, W4(5, 0, 32768, 0), t + 20);
@@ -612,32 +555,17 @@ static void t_bk_lease_multislot(void)
 	CHECK(E.ops->lock(&E, r, &o) == -EINVAL);
 	rdlm_req_free(&E, r);
 	/* a waiter behind 3 slots waits 2 x lease x 3 before resetting */
-	r = mkreq(RDLM_MODE_EX, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(0, 0, 3, 0), 100);
+	r = start(RDLM_MODE_EX, 1, 0, W4(0, 0, 3, 0), 100);
 	{
 		u64 t = 100;
 
-		do {
-			t += LEASE / 4;
-			fire(r, t);
-			if (!expect_post(RDLM_VERB_READ))
-				break;
-			cqe(r, last_cookie, RDLM_VERB_READ, W4(0, 0, 4, 0),
-			    t + 10);
-		} while (!posted(RDLM_VERB_CAS) && t < 20 * LEASE);
+		t = poll_stalled(r, t, W4(0, 0, 4, 0), 20 * LEASE);
 		CHECK(t >= 6 * LEASE);
 	}
 	rdlm_req_free(&E, r);
 
 	/* expired lease: LOST notice, release posts nothing (Alg. 3 line 1) */
-	r = mkreq(RDLM_MODE_SH, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, 0, 100);
+	r = start(RDLM_MODE_SH, 1, 0, 0, 100);
 	o = O(LEASE + 1);			/* timer not run yet */
 	E.ops->unlock(&E, r, &o);
 	CHECK(has_notice(RDLM_NOTICE_LOST));
@@ -702,11 +630,7 @@ static void t_bk_cancel_and_errors(void)
 
 	eng_setup(&rdlm_bakery_ops, 0, 1);
 	/* cancel while waiting: take the turn, give it back, -ECANCELED */
-	r = mkreq(RDLM_MODE_EX, 1);
-	o = O(0);
-	E.ops->lock(&E, r, &o);
-	expect_post(RDLM_VERB_FA);
-	cqe(r, last_cookie, RDLM_VERB_FA, W4(0, 0, 1, 0), 100);
+	r = start(RDLM_MODE_EX, 1, 0, W4(0, 0, 1, 0), 100);
 	o = O(200);
 	CHECK(E.ops->unlock(&E, r, &o) == 0);
 	fire(r, 5000);
