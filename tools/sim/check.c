@@ -928,6 +928,18 @@ static int run_seeds(const char *name, struct sim_cfg *c, int nseeds)
 	return bad;
 }
 
+/* queue engines: many recoveries on hot, long-held words */
+static void dq_cfg_crashy(struct sim_cfg *c,
+			  const struct rdlm_engine_ops *ops)
+{
+	sim_cfg_faulty(c, ops);
+	c->nlocks = 16;
+	c->alpha = 1.0;
+	c->hold = 20000;
+	c->crashes = 6;
+	c->ep.atomic_mode = RDLM_ATOMIC_CPU;
+}
+
 static void randomized(void)
 {
 	struct sim_cfg c;
@@ -984,11 +996,9 @@ static void randomized(void)
 	tap("sim dqnl, crash+pause+delay, 100k ops x 3 seeds",
 	    run_seeds("dqnl", &c, 3));
 
-	sim_cfg_faulty(&c, &rdlm_dqnl_ops);
-	c.crashes = 3;
-	c.ep.atomic_mode = RDLM_ATOMIC_CPU;
-	tap("sim dqnl CPU atomics, 3 crashes+pause+delay, 100k ops x 2 seeds",
-	    run_seeds("dqnl-3crash", &c, 2));
+	dq_cfg_crashy(&c, &rdlm_dqnl_ops);
+	tap("sim dqnl CPU atomics, 16 hot locks, 6 crashes, 100k ops x 2 seeds",
+	    run_seeds("dqnl-6crash", &c, 2));
 
 	sim_cfg_faulty(&c, &rdlm_dqnl_sf_ops);
 	tap("sim dqnl-sf, crash+pause+delay, 100k ops x 2 seeds",
@@ -998,12 +1008,10 @@ static void randomized(void)
 	tap("sim ncosed, crash+pause+delay, 100k ops x 3 seeds",
 	    run_seeds("ncosed", &c, 3));
 
-	sim_cfg_faulty(&c, &rdlm_ncosed_ops);
-	c.crashes = 3;
+	dq_cfg_crashy(&c, &rdlm_ncosed_ops);
 	c.rho = 0.8;
-	c.ep.atomic_mode = RDLM_ATOMIC_CPU;
-	tap("sim ncosed CPU atomics, 80% shared, 3 crashes+pause+delay, 100k ops x 2 seeds",
-	    run_seeds("ncosed-3crash", &c, 2));
+	tap("sim ncosed CPU atomics, 80% shared, 16 hot locks, 6 crashes, 100k ops x 2 seeds",
+	    run_seeds("ncosed-6crash", &c, 2));
 }
 
 int main(int argc, char **argv)

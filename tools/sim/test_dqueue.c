@@ -137,7 +137,7 @@ static u64 SFW(u64 counter, u64 turn, u64 tl)
 /* DQNL: uncontended, one CAS to lock and one to unlock (Table 3) */
 static void t_dq_uncontended(void)
 {
-	struct rdlm_verb v;
+	struct rdlm_verb v = { 0 };
 	const struct rdlm_action *g;
 	struct rdlm_req *r;
 	u32 id;
@@ -165,7 +165,7 @@ static void t_dq_uncontended(void)
 /* DQNL: queue behind a holder, successor notice, blocking, handover */
 static void t_dq_handover(void)
 {
-	struct rdlm_verb v, note, hand;
+	struct rdlm_verb v = { 0 }, note = { 0 }, hand = { 0 };
 	struct rdlm_req *a, *b;
 	u32 ida, idb;
 
@@ -215,7 +215,7 @@ static void t_dq_handover(void)
 /* DQNL 4.3.1: release CAS finds a successor that has not written yet */
 static void t_dq_transient(void)
 {
-	struct rdlm_verb v, hand;
+	struct rdlm_verb v = { 0 }, hand = { 0 };
 	struct rdlm_req *a;
 	u32 ida, other = dq_mkid(2, 5, 9);
 
@@ -246,7 +246,7 @@ static void t_dq_transient(void)
 /* DQNL-SF: FA then CAS; only the next ticket swaps in; failed CAS counted */
 static void t_dq_sf(void)
 {
-	struct rdlm_verb v;
+	struct rdlm_verb v = { 0 };
 	struct rdlm_req *a, *b;
 	u32 ida, idb, x = dq_mkid(3, 1, 1);
 
@@ -295,7 +295,7 @@ static void t_dq_sf(void)
 /* N-CoSED 3.2.2 / 3.2.3: shared by FA, exclusive after shared waits at home */
 static void t_nc_shared_then_ex(void)
 {
-	struct rdlm_verb v, rel, exw, reset;
+	struct rdlm_verb v = { 0 }, rel = { 0 }, exw = { 0 }, reset = { 0 };
 	struct rdlm_req *s, *x;
 	u32 idx;
 
@@ -342,7 +342,7 @@ static void t_nc_shared_then_ex(void)
 /* N-CoSED 3.2.1 / 3.2.4: shared and exclusive queued behind an exclusive */
 static void t_nc_behind_ex(void)
 {
-	struct rdlm_verb v, shreq, succ, g1, g2;
+	struct rdlm_verb v = { 0 }, shreq = { 0 }, succ = { 0 }, g1 = { 0 }, g2 = { 0 };
 	struct rdlm_req *a, *s, *c, *d;
 	u32 ida, idc;
 
@@ -412,7 +412,7 @@ static void t_nc_behind_ex(void)
 /* recovery: a dead predecessor, freeze, fence, thaw, re-queue, lost */
 static void t_dq_recovery(void)
 {
-	struct rdlm_verb v, rec, f0, f2, ack0, ack2;
+	struct rdlm_verb v = { 0 }, rec = { 0 }, f0 = { 0 }, f2 = { 0 }, ack0 = { 0 }, ack2 = { 0 };
 	struct rdlm_req *a, *b;
 	u32 dead = dq_mkid(3, 0, 0), ida;
 
