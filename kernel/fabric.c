@@ -28,10 +28,10 @@ module_param_named(heartbeat_ms, rdlm_heartbeat_ms, uint, 0644);
 MODULE_PARM_DESC(heartbeat_ms,
 		 "Idle time before a heartbeat is sent to a peer (ms, default 1000)");
 
-unsigned int rdlm_ack_timeout = 15;
+unsigned int rdlm_ack_timeout = 18;
 module_param_named(ack_timeout, rdlm_ack_timeout, uint, 0444);
 MODULE_PARM_DESC(ack_timeout,
-		 "RC ACK timeout exponent: 4.096us << n, 6 retries (default 15 = 134 ms)");
+		 "RC ACK timeout exponent: 4.096us << n, 6 retries (default 18 = 1.07 s: TCG guests stall)");
 
 /* serialises all control work: see fabric_priv.h */
 DEFINE_MUTEX(rdlm_fabric_mutex);
