@@ -9,9 +9,14 @@
  *             [--rtt-atomic-us X] [--rtt-send-us Y] [--cpu-us Z]
  *             [--omega-us W] [--seed S]
  *             [--long-ratio P --long-hold-us H --long-k K]
+ *   sim-bench --experiment cascade|contention|all [latency model options]
+ *
+ * The experiments are the queue-engine papers' (DQNL fig. 4-6, N-CoSED
+ * fig. 7): unlock cascade and throughput versus contention, all engines.
  */
 #include <stdio.h>
 #include "sim.h"
+#include "dqueue.h"
 
 static void usage(void)
 {
@@ -67,6 +72,165 @@ static void run_row(const struct sim_cfg *base, const struct row *rw)
 	sim_result_free(&r);
 }
 
+/* ---- queue-engine experiments: DQNL fig. 4-6, N-CoSED fig. 7 ---- */
+
+static const struct {
+	const char *name;
+	const struct rdlm_engine_ops *ops;
+} xeng[] = {
+	{ "central", &rdlm_central_ops },
+	{ "bakery", &rdlm_bakery_ops },
+	{ "dqnl", &rdlm_dqnl_ops },
+	{ "dqnl-sf", &rdlm_dqnl_sf_ops },
+	{ "ncosed", &rdlm_ncosed_ops },
+};
+
+/* one client per node, client i on lock i % locks */
+static int xrun(const struct sim_cfg *base, const struct rdlm_engine_ops *ops,
+		u32 clients, u32 locks, struct sim_result *r)
+{
+	struct sim_cfg c = *base;
+
+	c.ops = ops;
+	c.nodes = clients;
+	c.clients = 1;
+	c.nlocks = locks;
+	c.slots = (locks + clients - 1) / clients;
+	c.fixed_word = true;
+	c.quiet = true;
+	return sim_run(&c, r);
+}
+
+static void cascade(const struct sim_cfg *base)
+{
+	static const u32 waiters[] = { 1, 2, 4, 8, 16, 31 };
+	struct sim_cfg c = *base;
+	struct sim_result r;
+	size_t i, e;
+	int shared;
+
+	c.cascade_hold = 1000000;	/* waiters queue up during 1 ms */
+	c.hold = 0;
+	c.think = 1000000000ULL;	/* each client locks once */
+	for (shared = 0; shared <= 1; shared++) {
+		c.rho = shared;
+		printf("\n# unlock cascade, %s waiters (%s): us from the first holder's release to the last grant\n",
+		       shared ? "shared" : "exclusive",
+		       shared ? "N-CoSED fig. 7a" : "DQNL fig. 4, N-CoSED fig. 7b");
+		printf("%-8s", "waiters");
+		for (e = 0; e < ARRAY_SIZE(xeng); e++)
+			printf(" %10s", xeng[e].name);
+		printf("\n");
+		for (i = 0; i < ARRAY_SIZE(waiters); i++) {
+			printf("%-8u", waiters[i]);
+			for (e = 0; e < ARRAY_SIZE(xeng); e++) {
+				c.nops = waiters[i] + 1;
+				if (xrun(&c, xeng[e].ops, waiters[i] + 1, 1, &r) ||
+				    r.grants < c.nops || !r.cascade_t0) {
+					printf(" %10s", "-");
+					continue;
+				}
+				printf(" %10.1f",
+				       (double)(r.sim_time - r.cascade_t0) / 1000.0);
+				sim_result_free(&r);
+			}
+			printf("\n");
+		}
+	}
+}
+
+static void contention_row(const struct sim_cfg *c, u32 n, u32 locks,
+			   const char *label)
+{
+	struct sim_result r;
+	double secs, g;
+	size_t e;
+
+	printf("%-14s", label);
+	for (e = 0; e < ARRAY_SIZE(xeng); e++) {
+		if (xrun(c, xeng[e].ops, n, locks, &r)) {
+			printf(" %22s", "-");
+			continue;
+		}
+		secs = (double)r.sim_time / 1e9;
+		g = (double)(r.grants ? r.grants : 1);
+		printf(" %8.0f %4.2f %3.1f%s", (double)r.grants / secs / 1000.0,
+		       (double)(r.verbs[RDLM_VERB_FA] + r.verbs[RDLM_VERB_CAS] +
+				r.verbs[RDLM_VERB_READ]) / g,
+		       (double)r.cas_failed / g,
+		       r.violations || r.grants < c->nops ? "!" : " ");
+		sim_result_free(&r);
+	}
+	printf("\n");
+}
+
+static void contention_head(const char *what)
+{
+	size_t e;
+
+	printf("\n# %s\n# per engine: kops/s, atomics (FA+CAS+READ) per lock+unlock, failed CAS per op; ! = violation or short run\n%-14s",
+	       what, "");
+	for (e = 0; e < ARRAY_SIZE(xeng); e++)
+		printf(" %22s", xeng[e].name);
+	printf("\n");
+}
+
+static void contention(const struct sim_cfg *base)
+{
+	static const u32 clients[] = { 1, 2, 4, 8, 16, 32 };
+	static const u32 locks31[] = { 31, 16, 8, 4, 2, 1 };
+	struct sim_cfg c = *base;
+	char label[96];
+	size_t i;
+	int pct;
+
+	c.think = 0;
+	c.hold = 0;
+	c.rho = 0;		/* exclusive, as in the DQNL paper */
+	c.nops = 20000;
+	for (pct = 0; pct <= 100; pct += 50) {
+		snprintf(label, sizeof(label), "contention %d%%, no hold (DQNL fig. 5): clients", pct);
+		contention_head(label);
+		for (i = 0; i < ARRAY_SIZE(clients); i++) {
+			u32 n = clients[i];
+			u32 l = pct == 0 ? n : pct == 50 ? (n + 1) / 2 : 1;
+
+			snprintf(label, sizeof(label), "N=%u L=%u", n, l);
+			contention_row(&c, n, l, label);
+		}
+	}
+	for (i = 0; i < 2; i++) {
+		c.hold = i ? 270000 : 0;	/* the paper's ~270 us hold-up */
+		c.nops = i ? 4000 : 20000;
+		snprintf(label, sizeof(label), "31 clients, hold %u us (DQNL fig. 6): locks", i ? 270 : 0);
+		contention_head(label);
+		for (pct = 0; pct < (int)ARRAY_SIZE(locks31); pct++) {
+			u32 l = locks31[pct];
+
+			snprintf(label, sizeof(label), "L=%u (%u%%)", l,
+				 100 - 100 * l / 31);
+			contention_row(&c, 31, l, label);
+		}
+	}
+}
+
+static int queue_experiments(const struct sim_cfg *c, const char *which)
+{
+	bool all = !strcmp(which, "all");
+
+	printf("# latency model: atomic/READ RTT %.2f us, SEND/WRITE_IMM RTT %.2f us, NIC atomic %.2f us/address, CPU %.2f us/message, seed %llu\n",
+	       c->rtt_atomic / 1000.0, c->rtt_send / 1000.0,
+	       c->nic_atomic / 1000.0, c->cpu_msg / 1000.0,
+	       (unsigned long long)c->seed);
+	if (all || !strcmp(which, "cascade"))
+		cascade(c);
+	else if (strcmp(which, "contention"))
+		usage();
+	if (all || !strcmp(which, "contention"))
+		contention(c);
+	return 0;
+}
+
 static u64 us(const char *v)
 {
 	return (u64)(atof(v) * 1000.0);
@@ -78,7 +242,11 @@ int main(int argc, char **argv)
 		{ "bakery (NIC atomics)", &rdlm_bakery_ops, RDLM_ATOMIC_NIC, 1, 1 },
 		{ "bakery (CPU atomics)", &rdlm_bakery_ops, RDLM_ATOMIC_CPU, 1, 1 },
 		{ "central (lock server)", &rdlm_central_ops, RDLM_ATOMIC_NIC, 1, 1 },
+		{ "dqnl", &rdlm_dqnl_ops, RDLM_ATOMIC_NIC, 1, 1 },
+		{ "dqnl-sf", &rdlm_dqnl_sf_ops, RDLM_ATOMIC_NIC, 1, 1 },
+		{ "ncosed", &rdlm_ncosed_ops, RDLM_ATOMIC_NIC, 1, 1 },
 	};
+	const char *experiment = NULL;
 	struct sim_cfg c;
 	u16 long_k = 0;
 	size_t j;
@@ -130,9 +298,13 @@ int main(int argc, char **argv)
 			c.long_hold = us(v);
 		else if (!strcmp(a, "--long-k"))
 			long_k = (u16)atoi(v);
+		else if (!strcmp(a, "--experiment"))
+			experiment = v;
 		else
 			usage();
 	}
+	if (experiment)
+		return queue_experiments(&c, experiment);
 	if (!c.nodes || !c.clients || c.nlocks < c.nodes)
 		usage();
 	c.slots = (c.nlocks + c.nodes - 1) / c.nodes;

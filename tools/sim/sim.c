@@ -616,7 +616,9 @@ static void client_start(struct sim *s, u32 nid, u32 ci)
 	if (c->cur || s->res->grants >= s->cfg->nops)
 		return;
 	if (!c->first_start) {
-		lock = pick_word(s);
+		lock = s->cfg->fixed_word ?
+		       (nid * s->cfg->clients + ci) % s->cfg->nlocks :
+		       pick_word(s);
 		c->word = lock;
 		u = rndf(s);
 		c->mode = u < s->cfg->rho ? RDLM_MODE_SH :
@@ -627,6 +629,10 @@ static void client_start(struct sim *s, u32 nid, u32 ci)
 		if (s->cfg->long_ratio > 0 && rndf(s) < s->cfg->long_ratio) {
 			c->hold = s->cfg->long_hold;
 			c->k = s->cfg->long_k;
+		}
+		if (s->cfg->cascade_hold && !nid && !ci) {
+			c->mode = RDLM_MODE_EX;
+			c->hold = s->cfg->cascade_hold;
 		}
 		c->first_start = s->now;
 	}
@@ -673,6 +679,8 @@ static void client_release(struct sim *s, u32 nid, u32 ci, struct rdlm_req *req)
 		return;
 	tr(s, nid, 7, r->word, 0, 0);
 	r->state = SR_REL;
+	if (s->cfg->cascade_hold && !nid && !ci && !s->res->cascade_t0)
+		s->res->cascade_t0 = s->now;
 	s->res->releases++;
 	out = mkout(s, nid);
 	if (n->eng.ops->unlock(&n->eng, req, &out))
@@ -952,7 +960,12 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 		if (!n->table || !n->busy_until || !n->clients || !n->sreqs)
 			return -ENOMEM;
 		for (j = 0; j < cfg->clients; j++) {
-			e = ev_new(s, EV_START, rnd(s) % 10000, i);
+			u64 t0 = rnd(s) % 10000;
+
+			if (cfg->cascade_hold)	/* queue behind node 0 client 0 */
+				t0 = i || j ? cfg->cascade_hold / 4 +
+				     rnd(s) % (cfg->cascade_hold / 4 + 1) : 0;
+			e = ev_new(s, EV_START, t0, i);
 			e->client = j;
 			ev_push(s, e);
 		}
@@ -997,6 +1010,7 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 		res->resets += rdlm_stat_read(&n->eng.stats.resets);
 		res->zero_resets += rdlm_stat_read(&n->eng.stats.zero_resets);
 		res->overflows += rdlm_stat_read(&n->eng.stats.overflows);
+		res->cas_failed += rdlm_stat_read(&n->eng.stats.cas_failed);
 	}
 	if (res->events >= cfg->max_events)
 		res->stuck++;

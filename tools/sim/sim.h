@@ -46,6 +46,12 @@ struct sim_cfg {
 	bool fifo_check;
 	bool quiet;
 	u64 max_events;
+
+	/* scripted workloads (queue-engine experiments) */
+	bool fixed_word;	/* client g (global index) always locks g % nlocks */
+	u64 cascade_hold;	/* node 0 client 0 locks first (exclusive) and
+				 * holds this long; the others start after it
+				 * and queue behind it (unlock cascade) */
 };
 
 struct sim_result {
@@ -67,6 +73,8 @@ struct sim_result {
 	u64 nlat;
 	u64 max_wait;
 	char first_violation[256];
+	u64 cas_failed;		/* engines' stats.cas_failed */
+	u64 cascade_t0;		/* cascade: when the first holder released */
 };
 
 void sim_default_cfg(struct sim_cfg *cfg);
