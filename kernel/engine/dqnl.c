@@ -264,26 +264,6 @@ static int dqnl_sf_init(struct rdlm_engine *eng)
 	return dq_init(eng, &dqnl_sf_proto, false);
 }
 
-const struct rdlm_engine_ops rdlm_dqnl_ops = {
-	.name = "dqnl",
-	.init = dqnl_init,
-	.fini = dq_fini,
-	.lock = dq_lock,
-	.unlock = dq_unlock,
-	.complete = dq_complete,
-	.timer = dq_timer,
-	.recv = dq_recv,
-	.member_down = dq_member_down,
-};
-
-const struct rdlm_engine_ops rdlm_dqnl_sf_ops = {
-	.name = "dqnl-sf",
-	.init = dqnl_sf_init,
-	.fini = dq_fini,
-	.lock = dq_lock,
-	.unlock = dq_unlock,
-	.complete = dq_complete,
-	.timer = dq_timer,
-	.recv = dq_recv,
-	.member_down = dq_member_down,
-};
+const struct rdlm_engine_ops rdlm_dqnl_ops = DQ_ENGINE_OPS("dqnl", dqnl_init);
+const struct rdlm_engine_ops rdlm_dqnl_sf_ops =
+	DQ_ENGINE_OPS("dqnl-sf", dqnl_sf_init);

@@ -242,6 +242,19 @@ struct dq_eng {
 
 #define DQ_NONE	U32_MAX
 
+/* the ops table of a queue engine: everything but its init is shared */
+#define DQ_ENGINE_OPS(_name, _init) {		\
+	.name = _name,				\
+	.init = _init,				\
+	.fini = dq_fini,			\
+	.lock = dq_lock,			\
+	.unlock = dq_unlock,			\
+	.complete = dq_complete,		\
+	.timer = dq_timer,			\
+	.recv = dq_recv,			\
+	.member_down = dq_member_down,		\
+}
+
 /* home-side cookies: kind << 32 | slot */
 #define DQ_HC_FREEZE	1ULL
 #define DQ_HC_THAW	2ULL

@@ -78,20 +78,26 @@ static void nc_queue_behind(struct rdlm_engine *eng, struct rdlm_req *req,
 		dq_notify(eng, out, req, pred, kind, arg);
 }
 
+/* take the next shared waiter off @d's list: its identity, or 0 */
+static u32 nc_pop_shared(struct dq_eng *e, struct dq_req *d)
+{
+	u32 i = d->sh_head;
+
+	if (i == DQ_NONE)
+		return 0;
+	d->sh_head = e->sh_next[i];
+	e->sh_next[i] = e->sh_free;
+	e->sh_free = i;
+	return e->sh_id[i];
+}
+
 static void nc_grant_shared(struct rdlm_engine *eng, struct rdlm_req *req,
 			    struct rdlm_out *out)
 {
-	struct dq_eng *e = dqe(eng);
-	struct dq_req *d = dq(req);
-	u32 i;
+	u32 id;
 
-	while (d->sh_head != DQ_NONE) {
-		i = d->sh_head;
-		d->sh_head = e->sh_next[i];
-		dq_notify(eng, out, req, e->sh_id[i], DQ_N_SHGRANT, 0);
-		e->sh_next[i] = e->sh_free;
-		e->sh_free = i;
-	}
+	while ((id = nc_pop_shared(dqe(eng), dq(req))))
+		dq_notify(eng, out, req, id, DQ_N_SHGRANT, 0);
 }
 
 /* exclusive release, one step: called whenever something it waits for came */
@@ -356,17 +362,9 @@ static void nc_home_down(struct rdlm_engine *eng, struct rdlm_out *out)
 
 static void nc_fence(struct rdlm_engine *eng, struct rdlm_req *req)
 {
-	struct dq_eng *e = dqe(eng);
-	struct dq_req *d = dq(req);
-	u32 i;
-
-	while (d->sh_head != DQ_NONE) {
-		i = d->sh_head;
-		d->sh_head = e->sh_next[i];
-		e->sh_next[i] = e->sh_free;
-		e->sh_free = i;
-	}
-	d->homewait = 0;
+	while (nc_pop_shared(dqe(eng), dq(req)))
+		;
+	dq(req)->homewait = 0;
 }
 
 static u64 nc_frozen(u64 v)
@@ -397,14 +395,4 @@ static int nc_init(struct rdlm_engine *eng)
 	return dq_init(eng, &nc_proto, true);
 }
 
-const struct rdlm_engine_ops rdlm_ncosed_ops = {
-	.name = "ncosed",
-	.init = nc_init,
-	.fini = dq_fini,
-	.lock = dq_lock,
-	.unlock = dq_unlock,
-	.complete = dq_complete,
-	.timer = dq_timer,
-	.recv = dq_recv,
-	.member_down = dq_member_down,
-};
+const struct rdlm_engine_ops rdlm_ncosed_ops = DQ_ENGINE_OPS("ncosed", nc_init);

@@ -124,6 +124,34 @@ static void dqt_down(struct rdlm_engine *eng, u32 node)
 	eng->ops->member_down(eng, node, 1, &o);
 }
 
+/* an exclusive request granted on a free word (one CAS) */
+static struct rdlm_req *dqt_held(struct rdlm_engine *eng)
+{
+	struct rdlm_req *r = dqt_req(eng, RDLM_MODE_EX);
+	struct rdlm_verb v = { 0 };
+
+	dqt_lock(eng, r);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(eng, &v, 0, 0);
+	CHECK(find(RDLM_ACT_GRANT, 0) && find(RDLM_ACT_GRANT, 0)->req == r);
+	return r;
+}
+
+/* an exclusive request swapped in behind the word value @tail */
+static struct rdlm_req *dqt_behind(struct rdlm_engine *eng, u64 tail)
+{
+	struct rdlm_req *r = dqt_req(eng, RDLM_MODE_EX);
+	struct rdlm_verb v = { 0 };
+
+	dqt_lock(eng, r);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(eng, &v, tail, 0);		/* compare 0 failed: retry */
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	CHECK(v.arg0 == tail);
+	dqt_cqe(eng, &v, tail, 0);
+	return r;
+}
+
 static u64 NCW(u32 ex, u32 sh)
 {
 	return (u64)ex << 32 | sh;
@@ -170,12 +198,8 @@ static void t_dq_handover(void)
 	u32 ida, idb;
 
 	dqt_all(&rdlm_dqnl_ops);
-	a = dqt_req(&DA, RDLM_MODE_EX);
-	dqt_lock(&DA, a);
-	dqt_post(RDLM_VERB_CAS, 0, &v);
+	a = dqt_held(&DA);
 	ida = dq(a)->id;
-	dqt_cqe(&DA, &v, 0, 0);
-	CHECK(find(RDLM_ACT_GRANT, 0));
 
 	b = dqt_req(&DB, RDLM_MODE_EX);
 	dqt_lock(&DB, b);
@@ -220,11 +244,8 @@ static void t_dq_transient(void)
 	u32 ida, other = dq_mkid(2, 5, 9);
 
 	dqt_all(&rdlm_dqnl_ops);
-	a = dqt_req(&DA, RDLM_MODE_EX);
-	dqt_lock(&DA, a);
-	dqt_post(RDLM_VERB_CAS, 0, &v);
+	a = dqt_held(&DA);
 	ida = dq(a)->id;
-	dqt_cqe(&DA, &v, 0, 0);
 	dqt_unlock(&DA, a);
 	dqt_post(RDLM_VERB_CAS, 0, &v);
 	dqt_cqe(&DA, &v, other, 0);
@@ -347,12 +368,8 @@ static void t_nc_behind_ex(void)
 	u32 ida, idc;
 
 	dqt_all(&rdlm_ncosed_ops);
-	a = dqt_req(&DA, RDLM_MODE_EX);
-	dqt_lock(&DA, a);
+	a = dqt_held(&DA);
 	ida = dq(a)->id;
-	dqt_post(RDLM_VERB_CAS, 0, &v);
-	dqt_cqe(&DA, &v, 0, 0);
-	CHECK(find(RDLM_ACT_GRANT, 0));
 
 	s = dqt_req(&DB, RDLM_MODE_SH);
 	dqt_lock(&DB, s);
@@ -364,14 +381,8 @@ static void t_nc_behind_ex(void)
 	dqt_imm(&DA, &shreq, 2);
 	CHECK(has_notice(RDLM_NOTICE_BLOCKING));
 
-	c = dqt_req(&DB, RDLM_MODE_EX);
-	dqt_lock(&DB, c);
+	c = dqt_behind(&DB, NCW(ida, 1));
 	idc = dq(c)->id;
-	dqt_post(RDLM_VERB_CAS, 0, &v);
-	dqt_cqe(&DB, &v, NCW(ida, 1), 0);
-	dqt_post(RDLM_VERB_CAS, 0, &v);
-	CHECK(v.arg0 == NCW(ida, 1) && v.arg1 == NCW(idc, 0));
-	dqt_cqe(&DB, &v, NCW(ida, 1), 0);
 	CHECK(dqt_post(RDLM_VERB_WRITE_IMM, 0, &succ) &&
 	      ((succ.arg0 >> 32) & 0xffffff) == 1);	/* one shared between */
 	dqt_imm(&DA, &succ, 2);
@@ -390,10 +401,7 @@ static void t_nc_behind_ex(void)
 	      v.msg.arg == 1);
 
 	/* exclusive release with a shared waiter and no successor */
-	d = dqt_req(&DA, RDLM_MODE_EX);
-	dqt_lock(&DA, d);
-	dqt_post(RDLM_VERB_CAS, 0, &v);
-	dqt_cqe(&DA, &v, 0, 0);
+	d = dqt_held(&DA);
 	memset(&v, 0, sizeof(v));
 	v.slot = d->idx;
 	v.imm = dq(d)->id;
@@ -417,17 +425,9 @@ static void t_dq_recovery(void)
 	u32 dead = dq_mkid(3, 0, 0), ida;
 
 	dqt_all(&rdlm_dqnl_ops);
-	b = dqt_req(&DB, RDLM_MODE_EX);		/* holder elsewhere */
-	dqt_lock(&DB, b);
-	dqt_post(RDLM_VERB_CAS, 0, &v);
-	dqt_cqe(&DB, &v, 0, 0);
-	a = dqt_req(&DA, RDLM_MODE_EX);		/* queued behind node 3 */
-	dqt_lock(&DA, a);
+	b = dqt_held(&DB);			/* holder elsewhere */
+	a = dqt_behind(&DA, dead);		/* queued behind node 3 */
 	ida = dq(a)->id;
-	dqt_post(RDLM_VERB_CAS, 0, &v);
-	dqt_cqe(&DA, &v, dead, 0);
-	dqt_post(RDLM_VERB_CAS, 0, &v);
-	dqt_cqe(&DA, &v, dead, 0);
 	dqt_down(&DA, 3);
 	CHECK(dqt_post(RDLM_VERB_SEND, 0, &rec) && rec.node == 1 &&
 	      rec.msg.type == DQ_M_RECOVER && rec.msg.slot == 3);
@@ -472,12 +472,7 @@ static void t_dq_recovery(void)
 	dqt_cqe(&DA, &v, 0, 0);
 	CHECK(find(RDLM_ACT_GRANT, 0));
 	/* a word whose home died: waiting requests fail with -EIO */
-	b = dqt_req(&DB, RDLM_MODE_EX);
-	dqt_lock(&DB, b);
-	dqt_post(RDLM_VERB_CAS, 0, &v);
-	dqt_cqe(&DB, &v, dead, 0);
-	dqt_post(RDLM_VERB_CAS, 0, &v);
-	dqt_cqe(&DB, &v, dead, 0);
+	b = dqt_behind(&DB, dead);
 	dqt_down(&DB, 1);
 	CHECK(fail_err() == -EIO);
 	dqt_fini();
