@@ -143,8 +143,11 @@ void dq_home_cas(struct rdlm_engine *eng, struct rdlm_out *out, u32 slot,
  * @kind: &enum dq_notice
  * @arg: 24-bit argument
  *
- * The mailbox slot is the target's request index; the immediate carries
- * the target identity so that notices for an earlier enqueue are dropped.
+ * Mailbox slot: the target's request index times the number of nodes plus
+ * the sender's node, so that concurrent notices from different nodes to
+ * one request (a successor, shared requests) never share a slot; the
+ * mailbox holds nr_reqs x nr_nodes entries.  The immediate carries the
+ * target identity so that notices for an earlier enqueue are dropped.
  */
 void dq_notify(struct rdlm_engine *eng, struct rdlm_out *out,
 	       struct rdlm_req *req, u32 target, u8 kind, u32 arg)
@@ -155,7 +158,7 @@ void dq_notify(struct rdlm_engine *eng, struct rdlm_out *out,
 	memset(&v, 0, sizeof(v));
 	v.kind = RDLM_VERB_WRITE_IMM;
 	v.node = dq_id_node(target);
-	v.slot = dq_id_idx(target);
+	v.slot = dq_id_idx(target) * eng->p.nr_nodes + eng->p.node;
 	v.imm = target;
 	v.arg0 = dq_note(kind, arg, d->id);
 	v.req = req;
@@ -655,9 +658,12 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	unsigned long flags = 0;
 
 	if (rx->kind == RDLM_VERB_WRITE_IMM) {
+		u32 idx = rx->slot / eng->p.nr_nodes;
 		u8 kind = (u8)(rx->value >> 56);
 
-		req = rx->slot < eng->p.nr_reqs ? &eng->reqs[rx->slot] : NULL;
+		req = idx < eng->p.nr_reqs &&
+		      rx->slot % eng->p.nr_nodes == rx->src ?
+		      &eng->reqs[idx] : NULL;
 		if (!req || !req->busy || dq(req)->id != rx->imm ||
 		    dq(req)->phase == DQ_IDLE || dq(req)->phase == DQ_FINISH) {
 			rdlm_stat_inc(&eng->stats.stale);

@@ -213,7 +213,8 @@ static void t_dq_handover(void)
 	CHECK(!find(RDLM_ACT_GRANT, 0));
 	CHECK(dqt_post(RDLM_VERB_WRITE_IMM, 0, &note));
 	/* into A's mailbox slot, never the lock table */
-	CHECK(note.node == 0 && note.slot == a->idx && note.imm == ida);
+	CHECK(note.node == 0 && note.slot == a->idx * 4 + 2 &&
+	      note.imm == ida);
 	CHECK((u32)note.arg0 == idb && note.arg0 >> 56 == DQ_N_SUCC);
 	dqt_imm(&DA, &note, 2);
 	CHECK(has_notice(RDLM_NOTICE_BLOCKING));
@@ -224,7 +225,7 @@ static void t_dq_handover(void)
 
 	dqt_unlock(&DA, a);			/* successor known: no CAS */
 	CHECK(dqt_posts() == 1 && dqt_post(RDLM_VERB_WRITE_IMM, 0, &hand));
-	CHECK(hand.node == 2 && hand.slot == b->idx && hand.imm == idb &&
+	CHECK(hand.node == 2 && hand.slot == b->idx * 4 && hand.imm == idb &&
 	      hand.arg0 >> 56 == DQ_N_GRANT);
 	CHECK(!find(RDLM_ACT_DONE, 0));
 	dqt_cqe(&DA, &hand, 0, 0);
@@ -253,7 +254,7 @@ static void t_dq_transient(void)
 	CHECK(DA.stats.cas_failed == 1);
 	/* the successor's notice lands: hand over, then done */
 	memset(&v, 0, sizeof(v));
-	v.slot = a->idx;
+	v.slot = a->idx * 4 + 2;		/* mailbox row of node 2 */
 	v.imm = ida;
 	v.arg0 = dq_note(DQ_N_SUCC, 0, other);
 	dqt_imm(&DA, &v, 2);
@@ -403,7 +404,7 @@ static void t_nc_behind_ex(void)
 	/* exclusive release with a shared waiter and no successor */
 	d = dqt_held(&DA);
 	memset(&v, 0, sizeof(v));
-	v.slot = d->idx;
+	v.slot = d->idx * 4 + 3;
 	v.imm = dq(d)->id;
 	v.arg0 = dq_note(DQ_N_SHREQ, 0, dq_mkid(3, 2, 2));
 	dqt_imm(&DA, &v, 3);
