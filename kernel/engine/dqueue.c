@@ -347,6 +347,15 @@ void dq_recover(struct rdlm_engine *eng, struct rdlm_req *req,
 		rdlm_req_id(req), dq(req)->id, 0);
 }
 
+/**
+ * dq_lock() - &rdlm_engine_ops.lock of the queue engines
+ * @eng: instance
+ * @req: request (node, slot, mode set by the caller)
+ * @out: call context
+ *
+ * Return: 0, or -EOPNOTSUPP (update mode), -EINVAL, -EBUSY, -EIO (the
+ * home was declared dead); nothing is emitted on error.
+ */
 int dq_lock(struct rdlm_engine *eng, struct rdlm_req *req,
 	    struct rdlm_out *out)
 {
@@ -365,6 +374,14 @@ int dq_lock(struct rdlm_engine *eng, struct rdlm_req *req,
 	return 0;
 }
 
+/**
+ * dq_unlock() - &rdlm_engine_ops.unlock: release, or cancel while queued
+ * @eng: instance
+ * @req: request
+ * @out: call context
+ *
+ * Return: 0, or -EINVAL when @req is neither queued nor held.
+ */
 int dq_unlock(struct rdlm_engine *eng, struct rdlm_req *req,
 	      struct rdlm_out *out)
 {
@@ -397,6 +414,12 @@ int dq_unlock(struct rdlm_engine *eng, struct rdlm_req *req,
 static void dq_home_complete(struct rdlm_engine *eng,
 			     const struct rdlm_cqe *cqe, struct rdlm_out *out);
 
+/**
+ * dq_complete() - &rdlm_engine_ops.complete of the queue engines
+ * @eng: instance
+ * @cqe: completion (requester side, or home side when @cqe->req is NULL)
+ * @out: call context
+ */
 void dq_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 		 struct rdlm_out *out)
 {
@@ -443,6 +466,13 @@ void dq_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 	dq_maybe_done(eng, req, out);
 }
 
+/**
+ * dq_timer() - &rdlm_engine_ops.timer: end of a backoff on a frozen word
+ * @eng: instance
+ * @req: request
+ * @cookie: timer cookie
+ * @out: call context
+ */
 void dq_timer(struct rdlm_engine *eng, struct rdlm_req *req, u64 cookie,
 	      struct rdlm_out *out)
 {
@@ -649,6 +679,12 @@ static void dq_fence_local(struct rdlm_engine *eng, u32 home, u32 slot,
 	}
 }
 
+/**
+ * dq_recv() - &rdlm_engine_ops.recv: mailbox notices and messages
+ * @eng: instance
+ * @rx: WRITE_WITH_IMM notice or SEND message
+ * @out: call context
+ */
 void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	     struct rdlm_out *out)
 {
@@ -699,6 +735,16 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	}
 }
 
+/**
+ * dq_member_down() - &rdlm_engine_ops.member_down of the queue engines
+ * @eng: instance
+ * @node: member declared dead
+ * @epoch: new membership epoch (unused: deaths are counted per instance)
+ * @out: call context
+ *
+ * Fails or fences the requests on words @node was home of, and asks the
+ * homes of words whose queue may run through @node to recover them.
+ */
 void dq_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 		    struct rdlm_out *out)
 {
