@@ -9,6 +9,9 @@
 static const struct rdlm_engine_ops *const rdlm_engines[] = {
 	&rdlm_bakery_ops,
 	&rdlm_central_ops,
+	&rdlm_dqnl_ops,
+	&rdlm_dqnl_sf_ops,
+	&rdlm_ncosed_ops,
 };
 
 const struct rdlm_engine_ops *rdlm_engine_find(const char *name)

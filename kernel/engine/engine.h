@@ -383,6 +383,9 @@ struct rdlm_engine {
 
 extern const struct rdlm_engine_ops rdlm_bakery_ops;
 extern const struct rdlm_engine_ops rdlm_central_ops;
+extern const struct rdlm_engine_ops rdlm_dqnl_ops;
+extern const struct rdlm_engine_ops rdlm_dqnl_sf_ops;
+extern const struct rdlm_engine_ops rdlm_ncosed_ops;
 
 /**
  * rdlm_engine_find() - look up an engine by name
