@@ -9,10 +9,6 @@
 
 #include "engine.h"
 
-extern const struct rdlm_engine_ops rdlm_dqnl_ops;
-extern const struct rdlm_engine_ops rdlm_dqnl_sf_ops;
-extern const struct rdlm_engine_ops rdlm_ncosed_ops;
-
 /*
  * Queue member identity (32 bits): [node + 1 : 10 | request index : 14 |
  * incarnation : 8].  Zero means "nobody"; DQ_FROZEN marks a word under
