@@ -1045,6 +1045,7 @@ int main(int argc, char **argv)
 		{ "ncosed 3.2.2/3.2.3: shared FA, exclusive counted at the home", t_nc_shared_then_ex },
 		{ "ncosed 3.2.1/3.2.4: shared and exclusive behind an exclusive", t_nc_behind_ex },
 		{ "queue engines: epoch recovery, fence, thaw, re-queue, lost", t_dq_recovery },
+		{ "queue engines: names, modes, cancel while queued", t_dq_cancel },
 	};
 	clock_t t0 = clock();
 	size_t i;

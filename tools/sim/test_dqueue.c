@@ -418,6 +418,47 @@ static void t_nc_behind_ex(void)
 	dqt_fini();
 }
 
+/* names, modes, cancel while queued, cancel before enqueued */
+static void t_dq_cancel(void)
+{
+	struct rdlm_verb v = { 0 }, note = { 0 };
+	struct rdlm_req *a, *b;
+	struct rdlm_out o;
+	u32 x = dq_mkid(3, 4, 4);
+
+	CHECK(rdlm_engine_find("dqnl") == &rdlm_dqnl_ops);
+	CHECK(rdlm_engine_find("dqnl-sf") == &rdlm_dqnl_sf_ops);
+	CHECK(rdlm_engine_find("ncosed") == &rdlm_ncosed_ops);
+	dqt_all(&rdlm_dqnl_ops);
+	a = dqt_req(&DA, RDLM_MODE_UP);
+	o = O(0);
+	CHECK(DA.ops->lock(&DA, a, &o) == -EOPNOTSUPP && !cap.n);
+	/* queued behind x, then cancelled: on the handover, fail and pass on */
+	b = dqt_behind(&DB, x);
+	dqt_post(RDLM_VERB_WRITE_IMM, 0, &note);
+	dqt_unlock(&DB, b);
+	CHECK(!find(RDLM_ACT_FAIL, 0) && !dqt_posts());
+	memset(&v, 0, sizeof(v));
+	v.slot = b->idx * 4 + 3;
+	v.imm = dq(b)->id;
+	v.arg0 = dq_note(DQ_N_GRANT, 0, x);
+	dqt_imm(&DB, &v, 3);
+	CHECK(fail_err() == -ECANCELED && !find(RDLM_ACT_GRANT, 0));
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == dq(b)->id &&
+	      v.arg1 == 0);
+	dqt_cqe(&DB, &note, 0, 0);
+	dqt_cqe(&DB, &v, dq(b)->id, 0);
+	CHECK(find(RDLM_ACT_DONE, 0));
+	/* cancelled before its CAS got in: fails when the CAS misses */
+	a = dqt_req(&DA, RDLM_MODE_EX);
+	dqt_lock(&DA, a);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_unlock(&DA, a);
+	dqt_cqe(&DA, &v, x, 0);
+	CHECK(fail_err() == -ECANCELED && find(RDLM_ACT_DONE, 0));
+	dqt_fini();
+}
+
 /* recovery: a dead predecessor, freeze, fence, thaw, re-queue, lost */
 static void t_dq_recovery(void)
 {
