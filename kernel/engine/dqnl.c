@@ -62,7 +62,7 @@ static void dqnl_enqueued(struct rdlm_engine *eng, struct rdlm_req *req,
 }
 
 static void sf_try(struct rdlm_engine *eng, struct rdlm_req *req,
-		   struct rdlm_out *out)
+		   u16 old_turn, struct rdlm_out *out)
 {
 	struct dq_req *d = dq(req);
 	u64 swap;
@@ -74,6 +74,19 @@ static void sf_try(struct rdlm_engine *eng, struct rdlm_req *req,
 		dq_atomic(eng, out, req, RDLM_VERB_CAS, DQ_OP_SWAP, d->expect,
 			  swap);
 	} else {
+		/*
+		 * A ticket taken by a member that died before swapping in
+		 * stops the turn for good, and nobody knows whose it was: after
+		 * any death, a turn that has not moved for a lease gets the
+		 * word recovered.
+		 */
+		if (!d->turnwait || sf_turn(d->expect) != old_turn) {
+			d->turn_since = out->now;
+		} else if (dqe(eng)->deaths &&
+			   out->now - d->turn_since > eng->p.lease_ns) {
+			d->turn_since = out->now;
+			dq_recover(eng, req, out);
+		}
 		/* not our turn: re-read the word with a CAS (section 4.4) */
 		d->turnwait = 1;
 		dq_atomic(eng, out, req, RDLM_VERB_CAS, DQ_OP_PROBE, d->expect,
@@ -121,6 +134,7 @@ static void dqnl_atomic_done(struct rdlm_engine *eng, struct rdlm_req *req,
 			     u8 op, u64 old, struct rdlm_out *out)
 {
 	struct dq_req *d = dq(req);
+	u16 seen;
 
 	if (op != DQ_OP_REL && tail(old) == DQ_FROZEN) {
 		/* under recovery: any ticket we hold is void */
@@ -149,7 +163,7 @@ static void dqnl_atomic_done(struct rdlm_engine *eng, struct rdlm_req *req,
 	case DQ_OP_TICKET:
 		d->ticket = sf_counter(old);
 		d->expect = old + SF_ONE;
-		sf_try(eng, req, out);
+		sf_try(eng, req, sf_turn(old), out);
 		return;
 	case DQ_OP_SWAP:
 	case DQ_OP_PROBE:
@@ -160,8 +174,9 @@ static void dqnl_atomic_done(struct rdlm_engine *eng, struct rdlm_req *req,
 			return;
 		}
 		rdlm_stat_inc(&eng->stats.cas_failed);
+		seen = sf_turn(d->expect);	/* the turn seen before */
 		d->expect = old;
-		sf_try(eng, req, out);
+		sf_try(eng, req, seen, out);
 		return;
 	case DQ_OP_REL:
 		if (old == d->expect) {

@@ -105,6 +105,7 @@ enum dq_op {
  * @tries: consecutive backoffs
  * @deaths: engine death count when this enqueue began
  * @expect: compare value of the next CAS (last observed word)
+ * @turn_since: DQNL-SF: when the turn last moved while we waited (0: unset)
  */
 struct dq_req {
 	u8 phase;
@@ -129,6 +130,7 @@ struct dq_req {
 	u32 tries;
 	u32 deaths;
 	u64 expect;
+	u64 turn_since;
 };
 
 static_assert(sizeof(struct dq_req) <= sizeof(((struct rdlm_req *)0)->priv));
