@@ -1011,6 +1011,10 @@ static void randomized(void)
 	tap("sim dqnl-sf, crash+pause+delay, 100k ops x 2 seeds",
 	    run_seeds("dqnl-sf", &c, 2));
 
+	dq_cfg_crashy(&c, &rdlm_dqnl_sf_ops);
+	tap("sim dqnl-sf CPU atomics, 16 hot locks, 6 crashes, 100k ops x 2 seeds",
+	    run_seeds("dqnl-sf-6crash", &c, 2));
+
 	dq_cfg(&c, &rdlm_ncosed_ops);
 	tap("sim ncosed, crash+pause+delay, 100k ops x 3 seeds",
 	    run_seeds("ncosed", &c, 3));
@@ -1053,7 +1057,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--seed"))
 		only_seed = strtoull(argv[2], NULL, 0);
 	printf("TAP version 13\n");
-	printf("1..%zu\n", ARRAY_SIZE(units) + 6 + 5);
+	printf("1..%zu\n", ARRAY_SIZE(units) + 6 + 6);
 	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		t_fail = 0;
 		units[i].fn();
