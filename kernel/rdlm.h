@@ -35,6 +35,44 @@ int rdlm_fabric_init(void);
 void rdlm_fabric_exit(void);
 
 /*
+ * Lock manager internals used by chardev.c (the exported API is in
+ * include/linux/rdlm.h).
+ */
+struct rdlm_lockspace;
+
+/**
+ * struct rdlm_lockspace_stats - counters of one lockspace on this node
+ * @requests: lock and convert requests accepted
+ * @grants: requests granted
+ * @local_grants: granted from a slot this node already owned (no RDMA)
+ * @fails: requests completed with an error (incl. -EAGAIN, -ETIMEDOUT)
+ * @cancels: requests cancelled
+ * @unlocks: locks released
+ * @basts: blocking callbacks delivered
+ * @lost: locks lost (lease expired, member down)
+ * @verbs: verbs posted by this node's engine, by &enum rdlm_verb_kind
+ * @locks: locks currently known (granted or waiting)
+ */
+struct rdlm_lockspace_stats {
+	u64 requests;
+	u64 grants;
+	u64 local_grants;
+	u64 fails;
+	u64 cancels;
+	u64 unlocks;
+	u64 basts;
+	u64 lost;
+	u64 verbs[RDLM_VERB_NR];
+	u64 locks;
+};
+
+/* 0 if the current task may join @ls (configfs uid/gid/mode), or -EPERM. */
+int rdlm_lockspace_may_join(struct rdlm_lockspace *ls);
+void rdlm_lockspace_get_stats(struct rdlm_lockspace *ls,
+			      struct rdlm_lockspace_stats *st);
+const char *rdlm_lockspace_name(struct rdlm_lockspace *ls);
+
+/*
  * The fabric API, the lock manager's only way to the network.
  *
  * A lockspace's fabric side (struct rdlm_fabric_ls) owns the local lock

@@ -14,6 +14,40 @@
 
 #define RDLM_ABI_VERSION	1
 
+/*
+ * Lock modes, shared by the kernel API (<linux/rdlm.h>) and /dev/rdlm.
+ * NL holds nothing and only keeps the lock around for conversions; PR is
+ * shared; PW is the protected (update) mode: compatible with PR holders
+ * that were granted before it, exclusive against other PW and EX, and
+ * mapped to the bakery's update lock where the engine has one; EX is
+ * exclusive.
+ */
+#define RDLM_LOCK_NL		0
+#define RDLM_LOCK_PR		1
+#define RDLM_LOCK_PW		2
+#define RDLM_LOCK_EX		3
+#define RDLM_LOCK_NR		4
+
+/* Request flags (rdlm_lock(), rdlm_unlock(), the lock ioctls). */
+#define RDLM_LKF_NOQUEUE	0x0001	/* not grantable now: -EAGAIN */
+#define RDLM_LKF_CONVERT	0x0002	/* change the mode of lksb->lkid */
+#define RDLM_LKF_VALBLK		0x0004	/* read the LVB on grant, write on release */
+#define RDLM_LKF_IVVALBLK	0x0008	/* mark the LVB invalid on release */
+#define RDLM_LKF_CANCEL		0x0010	/* unlock: cancel a waiting request */
+#define RDLM_LKF_NOQUEUEBAST	0x0020	/* NOQUEUE failure sends blocking callbacks */
+#define RDLM_LKF_ALL		0x003f
+
+/* Status-block flags (lksb->flags). */
+#define RDLM_SBF_VALNOTVALID	0x01	/* LVB content invalid (a holder died) */
+#define RDLM_SBF_LOST		0x02	/* lease expired: the lock was lost */
+
+/* Completion status of unlock and cancel, as in fs/dlm. */
+#define RDLM_EUNLOCK		0x10002
+#define RDLM_ECANCEL		0x10001
+
+#define RDLM_NAME_MAX		64	/* resource name bytes */
+#define RDLM_LVB_MAX		32	/* lock value block bytes */
+
 /**
  * struct rdlm_version - answer of RDLM_IOC_VERSION
  * @size: set by the caller to sizeof(struct rdlm_version)

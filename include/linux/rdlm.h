@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdlm: the exported kernel API of the RDMA distributed lock manager.
+ *
+ * The model is fs/dlm's (include/linux/dlm.h): a lockspace is found by
+ * name, a lock on a resource name is requested asynchronously with a
+ * status block (struct rdlm_lksb) and a completion callback (ast), holders
+ * are told by a blocking callback (bast) that someone waits for a mode
+ * their lock blocks, and a 32-byte lock value block travels with EX/PW
+ * releases to the next grantee. Lockspaces are created by the administrator
+ * in configfs (/sys/kernel/config/rdlm/lockspaces/NAME), not by callers.
+ *
+ * Context rules:
+ *  - rdlm_lockspace_find(), rdlm_lock_wait() and rdlm_unlock_wait() may
+ *    sleep; rdlm_lock(), rdlm_unlock() and rdlm_lockspace_put() do not and
+ *    may be called from any context except hard interrupts.
+ *  - ast and bast run in process context (the lockspace's work queue),
+ *    one at a time per lock, never with rdlm locks held: they may call
+ *    rdlm_lock()/rdlm_unlock() but must not wait for their completion.
+ *  - Blocking callbacks are coalesced as in fs/dlm: one per lock until it
+ *    is converted or released, carrying the most restrictive mode waited for.
+ *
+ * Differences from fs/dlm are listed in Documentation/lock-manager.rst.
+ */
+#ifndef _LINUX_RDLM_H
+#define _LINUX_RDLM_H
+
+#include <linux/types.h>
+#include <uapi/linux/rdlm.h>
+
+struct rdlm_lockspace;
+
+/**
+ * struct rdlm_lksb - status block of one lock, owned by the caller
+ * @status: result of the last completed request: 0 (granted), -EAGAIN
+ *	(NOQUEUE and not grantable), -ETIMEDOUT, -RDLM_ECANCEL, -RDLM_EUNLOCK,
+ *	-ENOLCK (the lease expired or the lockspace went away), -ENOTCONN
+ *	(the resource's home node is unreachable), other -errno
+ * @lkid: lock id, set by rdlm_lock() before it returns; names the lock in
+ *	rdlm_unlock() and conversions
+ * @flags: RDLM_SBF_* of the last completion
+ * @lvb: NULL or a caller buffer of RDLM_LVB_MAX bytes, read on grant and
+ *	written on release when RDLM_LKF_VALBLK is given
+ */
+struct rdlm_lksb {
+	int status;
+	u32 lkid;
+	u32 flags;
+	char *lvb;
+};
+
+int rdlm_lockspace_find(const char *name, struct rdlm_lockspace **lsp);
+void rdlm_lockspace_put(struct rdlm_lockspace *ls);
+
+int rdlm_lock(struct rdlm_lockspace *ls, int mode, struct rdlm_lksb *lksb,
+	      u32 flags, const void *name, unsigned int namelen,
+	      unsigned int timeout_ms, void (*ast)(void *arg), void *arg,
+	      void (*bast)(void *arg, int mode));
+int rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
+		struct rdlm_lksb *lksb, void *arg);
+
+int rdlm_lock_wait(struct rdlm_lockspace *ls, int mode,
+		   struct rdlm_lksb *lksb, u32 flags, const void *name,
+		   unsigned int namelen, unsigned int timeout_ms,
+		   void (*bast)(void *arg, int mode), void *arg);
+int rdlm_unlock_wait(struct rdlm_lockspace *ls, struct rdlm_lksb *lksb,
+		     u32 flags);
+
+#endif /* _LINUX_RDLM_H */
