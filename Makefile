@@ -12,7 +12,7 @@
 KDIR ?= $(shell ls -d /usr/src/linux-headers-6.1.*-amd64 2>/dev/null | sort -V | tail -n 1)
 CHECKPATCH ?= $(firstword $(wildcard build/linux-source-6.1/scripts/checkpatch.pl))
 
-KERNEL_SOURCES = $(wildcard kernel/*.[ch] kernel/*/*.[ch] uapi/linux/*.h)
+KERNEL_SOURCES = $(wildcard kernel/*.[ch] kernel/*/*.[ch] include/linux/*.h uapi/linux/*.h)
 
 all: modules
 
