@@ -2,9 +2,18 @@
 /*
  * rdlm: the ioctl ABI of /dev/rdlm.
  *
- * Every structure passed through an ioctl starts with its own size so that
- * the ABI can grow at the end; reserved fields must be zero. The ABI version
- * is bumped on every incompatible change.
+ * Every structure passed through an ioctl or read() starts with its own
+ * size, which must equal the size the caller was compiled with, so that the
+ * ABI can grow at the end; reserved fields and unused bytes of name buffers
+ * must be zero (-EINVAL), fields the kernel only writes are ignored on input.
+ * The ABI version is bumped on every incompatible change.
+ *
+ * An open file joins one lockspace (RDLM_IOC_JOIN) and then owns the locks
+ * it takes there: close() or the death of the process releases them all.
+ * A lock request either blocks until it completes (interruptible by
+ * signals, which cancel it) or, with RDLM_LKF_ASYNC, returns at once; its
+ * completion, and blocking notices for held locks, are then read() from the
+ * file as struct rdlm_event records, and poll() reports them.
  */
 #ifndef _UAPI_LINUX_RDLM_H
 #define _UAPI_LINUX_RDLM_H
@@ -37,6 +46,9 @@
 #define RDLM_LKF_NOQUEUEBAST	0x0020	/* NOQUEUE failure sends blocking callbacks */
 #define RDLM_LKF_ALL		0x003f
 
+/* /dev/rdlm only: return at once, the completion is read() from the file. */
+#define RDLM_LKF_ASYNC		0x00010000
+
 /* Status-block flags (lksb->flags). */
 #define RDLM_SBF_VALNOTVALID	0x01	/* LVB content invalid (a holder died) */
 #define RDLM_SBF_LOST		0x02	/* lease expired: the lock was lost */
@@ -47,6 +59,7 @@
 
 #define RDLM_NAME_MAX		64	/* resource name bytes */
 #define RDLM_LVB_MAX		32	/* lock value block bytes */
+#define RDLM_LSNAME_MAX		64	/* lockspace name buffer, NUL included */
 
 /**
  * struct rdlm_version - answer of RDLM_IOC_VERSION
@@ -60,7 +73,205 @@ struct rdlm_version {
 	__u64 reserved;
 };
 
+/**
+ * struct rdlm_join - argument of RDLM_IOC_JOIN
+ * @size: sizeof(struct rdlm_join)
+ * @flags: must be zero
+ * @reserved: must be zero
+ * @name: lockspace name as configured in configfs, NUL-terminated, the rest
+ *	of the buffer zero; a name that does not fit is -E2BIG
+ *
+ * Errors: -EISCONN (this file joined already), -ENOENT (no such lockspace),
+ * -ENOTCONN (the lockspace is not enabled), -EPERM (its uid/gid/mode do not
+ * let the caller in).
+ */
+struct rdlm_join {
+	__u32 size;
+	__u32 flags;
+	__u64 reserved;
+	char name[RDLM_LSNAME_MAX];
+};
+
+/**
+ * struct rdlm_lock_req - argument of RDLM_IOC_LOCK: lock or convert
+ * @size: sizeof(struct rdlm_lock_req)
+ * @mode: RDLM_LOCK_NL .. RDLM_LOCK_EX
+ * @flags: RDLM_LKF_NOQUEUE, _CONVERT, _VALBLK, _NOQUEUEBAST, _ASYNC
+ * @timeout_ms: give up with -ETIMEDOUT after this long waiting; 0: never
+ * @lkid: out: id of the new lock in this file (0 if it failed); in: the
+ *	lock to convert, with RDLM_LKF_CONVERT
+ * @namelen: bytes of @name, 1..RDLM_NAME_MAX (0 with RDLM_LKF_CONVERT)
+ * @user: cookie copied into this lock's events
+ * @name: resource name (binary); bytes past @namelen must be zero
+ * @lvb: with RDLM_LKF_VALBLK: in, written when a conversion releases PW/EX;
+ *	out, the lock value block read on grant; ignored without it
+ * @status: out: 0, or the -errno the call returns
+ * @sb_flags: out: RDLM_SBF_* of the completion
+ * @reserved: must be zero
+ *
+ * Without RDLM_LKF_ASYNC the call returns when the request completed: 0
+ * when granted, -EAGAIN (NOQUEUE, not grantable), -ETIMEDOUT, -EINTR (a
+ * signal came first and the request was cancelled; a conversion leaves the
+ * lock in its old mode), -ENOLCK, -ENOTCONN. With RDLM_LKF_ASYNC it returns
+ * 0 once the request is queued, @lkid set; the completion is an event.
+ */
+struct rdlm_lock_req {
+	__u32 size;
+	__u32 mode;
+	__u32 flags;
+	__u32 timeout_ms;
+	__u32 lkid;
+	__u32 namelen;
+	__u64 user;
+	__u8 name[RDLM_NAME_MAX];
+	__u8 lvb[RDLM_LVB_MAX];
+	__s32 status;
+	__u32 sb_flags;
+	__u64 reserved[2];
+};
+
+/**
+ * struct rdlm_unlock_req - argument of RDLM_IOC_UNLOCK: unlock or cancel
+ * @size: sizeof(struct rdlm_unlock_req)
+ * @lkid: the lock
+ * @flags: RDLM_LKF_VALBLK (write @lvb), _IVVALBLK, _CANCEL (cancel the
+ *	lock's waiting request instead), _ASYNC
+ * @reserved0: must be zero
+ * @lvb: lock value block written with RDLM_LKF_VALBLK from PW/EX
+ * @reserved: must be zero
+ *
+ * Errors: -ENOENT (no such lock in this file), -EBUSY (unlock while a
+ * request of the lock is waiting: cancel it first), -EALREADY (cancel with
+ * nothing waiting, or the lock is being unlocked already).
+ */
+struct rdlm_unlock_req {
+	__u32 size;
+	__u32 lkid;
+	__u32 flags;
+	__u32 reserved0;
+	__u8 lvb[RDLM_LVB_MAX];
+	__u64 reserved[2];
+};
+
+/* Lock states in struct rdlm_lock_info. */
+#define RDLM_LKS_WAITING	1	/* first request not granted yet */
+#define RDLM_LKS_GRANTED	2
+#define RDLM_LKS_CONVERTING	3	/* granted, conversion waiting */
+#define RDLM_LKS_UNLOCKING	4
+
+/**
+ * struct rdlm_lock_info - argument of RDLM_IOC_LOCK_INFO: one lock's state
+ * @size: sizeof(struct rdlm_lock_info)
+ * @lkid: in: the lock
+ * @state: RDLM_LKS_*
+ * @mode: granted mode (RDLM_LOCK_NL before the first grant)
+ * @req_mode: mode of the waiting request, if any
+ * @namelen: bytes of @name
+ * @name: resource name
+ * @grants: requests of this lock granted
+ * @fails: requests of this lock that failed or were cancelled
+ * @basts: blocking notices received
+ * @wait_ns: total time its requests waited, in nanoseconds
+ * @reserved: zero
+ */
+struct rdlm_lock_info {
+	__u32 size;
+	__u32 lkid;
+	__u32 state;
+	__u32 mode;
+	__u32 req_mode;
+	__u32 namelen;
+	__u8 name[RDLM_NAME_MAX];
+	__u64 grants;
+	__u64 fails;
+	__u64 basts;
+	__u64 wait_ns;
+	__u64 reserved[2];
+};
+
+/* Verb kinds counted in struct rdlm_ls_stats.verbs[]. */
+#define RDLM_STAT_VERB_FA		0
+#define RDLM_STAT_VERB_CAS		1
+#define RDLM_STAT_VERB_READ		2
+#define RDLM_STAT_VERB_WRITE_IMM	3
+#define RDLM_STAT_VERB_SEND		4
+#define RDLM_STAT_VERBS			8
+
+/**
+ * struct rdlm_ls_stats - argument of RDLM_IOC_LS_STATS
+ * @size: sizeof(struct rdlm_ls_stats)
+ * @file_locks: locks this file holds or waits for
+ * @name: the lockspace this file joined
+ * @requests: lock and convert requests accepted on this node
+ * @grants: requests granted
+ * @local_grants: granted from a lock word this node owned already
+ * @fails: requests completed with an error
+ * @cancels: requests cancelled
+ * @unlocks: locks released
+ * @basts: blocking notices delivered
+ * @lost: locks lost (lease expired, member down)
+ * @locks: locks known on this node, all users
+ * @verbs: verbs posted by this node for the lockspace, RDLM_STAT_VERB_*
+ * @reserved: zero
+ *
+ * The counters are those of this node for the whole lockspace, all users.
+ */
+struct rdlm_ls_stats {
+	__u32 size;
+	__u32 file_locks;
+	char name[RDLM_LSNAME_MAX];
+	__u64 requests;
+	__u64 grants;
+	__u64 local_grants;
+	__u64 fails;
+	__u64 cancels;
+	__u64 unlocks;
+	__u64 basts;
+	__u64 lost;
+	__u64 locks;
+	__u64 verbs[RDLM_STAT_VERBS];
+	__u64 reserved[4];
+};
+
+/* Event types read() from the file. */
+#define RDLM_EV_COMPLETION	1	/* a request completed: @status */
+#define RDLM_EV_BLOCKING	2	/* a request waits for a mode you block */
+
+/**
+ * struct rdlm_event - one record read() from /dev/rdlm
+ * @size: sizeof(struct rdlm_event), set by the kernel
+ * @type: RDLM_EV_*
+ * @lkid: the lock
+ * @status: completion: 0 (granted), -EAGAIN, -ETIMEDOUT, -RDLM_ECANCEL,
+ *	-RDLM_EUNLOCK, -ENOLCK, ...
+ * @mode: completion: the lock's mode now; blocking: the mode waited for
+ * @sb_flags: completion: RDLM_SBF_*
+ * @user: the lock's cookie (struct rdlm_lock_req.user)
+ * @lvb: completion of a grant with RDLM_LKF_VALBLK: the lock value block
+ * @reserved: zero
+ *
+ * read() returns as many whole records as fit (-EINVAL if not even one
+ * does), blocks unless O_NONBLOCK (-EAGAIN), and is interrupted by signals.
+ * A lock's blocking notices are coalesced until it is converted or released.
+ */
+struct rdlm_event {
+	__u32 size;
+	__u32 type;
+	__u32 lkid;
+	__s32 status;
+	__u32 mode;
+	__u32 sb_flags;
+	__u64 user;
+	__u8 lvb[RDLM_LVB_MAX];
+	__u64 reserved[2];
+};
+
 #define RDLM_IOC_MAGIC		0xd1
 #define RDLM_IOC_VERSION	_IOWR(RDLM_IOC_MAGIC, 0x00, struct rdlm_version)
+#define RDLM_IOC_JOIN		_IOW(RDLM_IOC_MAGIC, 0x01, struct rdlm_join)
+#define RDLM_IOC_LOCK		_IOWR(RDLM_IOC_MAGIC, 0x02, struct rdlm_lock_req)
+#define RDLM_IOC_UNLOCK		_IOW(RDLM_IOC_MAGIC, 0x03, struct rdlm_unlock_req)
+#define RDLM_IOC_LOCK_INFO	_IOWR(RDLM_IOC_MAGIC, 0x04, struct rdlm_lock_info)
+#define RDLM_IOC_LS_STATS	_IOWR(RDLM_IOC_MAGIC, 0x05, struct rdlm_ls_stats)
 
 #endif /* _UAPI_LINUX_RDLM_H */
