@@ -1,0 +1,804 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlm_torture: a torture test of rdlm's exported kernel API, in the spirit
+ * of kernel/locking/locktorture.c, and the in-tree example of a module that
+ * uses nothing but <linux/rdlm.h>.
+ *
+ * Loading the module starts @nthreads kernel threads on the lockspace
+ * @lockspace. Each repeats, for @duration_s seconds or @nops times: pick one
+ * of @nlocks resource names (@prefix0, @prefix1, ...) and a mode (PR with
+ * probability @shared_pct %, PW with @pw_pct %, EX otherwise), lock it either
+ * through the synchronous wrappers or through rdlm_lock()/rdlm_unlock() with
+ * its own completion and blocking callbacks (@async_pct %), sometimes with
+ * NOQUEUE (@noqueue_pct %), sometimes cancelling the request at once
+ * (@cancel_pct % of the asynchronous ones), hold it for up to @hold_us
+ * microseconds or until a blocking callback arrives, sometimes convert it
+ * (PR to EX or EX to PR, @convert_pct %), and release it.
+ *
+ * Two checks run on every grant:
+ *  - mutual exclusion among this node's holders: every name has counters of
+ *    the local PR, PW and EX holders; an EX holder must see no other holder,
+ *    a PW holder no other PW or EX holder, a PR holder no EX holder;
+ *  - the lock value block: its first 8 bytes are a counter that every EX
+ *    and PW holder increments (the next 8 bytes hold its complement, so a
+ *    torn or foreign value is seen). A grant must see at least the value
+ *    this node wrote last before the request was made.
+ * The cluster-wide check is the test script's: once every node is done, the
+ * counter of each name must equal the sum of the increments all nodes made
+ * (debugfs "stats" reports them, debugfs "counters" reads the LVBs).
+ *
+ * Results: /sys/kernel/debug/rdlm_torture/stats ("key value" lines), a
+ * pr_info line every @stat_interval seconds and a summary when the threads
+ * are done. The module stays loaded until rmmod.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/prandom.h>
+#include <linux/random.h>
+#include <linux/rdlm.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <asm/unaligned.h>
+
+static char *lockspace = "lk-bakery";
+module_param(lockspace, charp, 0444);
+MODULE_PARM_DESC(lockspace, "Lockspace to torture (configured and enabled)");
+
+static char *prefix = "torture-";
+module_param(prefix, charp, 0444);
+MODULE_PARM_DESC(prefix, "Resource name prefix (names are <prefix><n>)");
+
+static int nthreads = 2;
+module_param(nthreads, int, 0444);
+MODULE_PARM_DESC(nthreads, "Torture threads (1-64)");
+
+static int nlocks = 4;
+module_param(nlocks, int, 0444);
+MODULE_PARM_DESC(nlocks, "Resource names to pick from (1-4096)");
+
+static int duration_s = 10;
+module_param(duration_s, int, 0444);
+MODULE_PARM_DESC(duration_s, "Seconds each thread runs (when nops is 0)");
+
+static int nops;
+module_param(nops, int, 0444);
+MODULE_PARM_DESC(nops, "Operations per thread (0: run for duration_s)");
+
+static int shared_pct = 50;
+module_param(shared_pct, int, 0444);
+MODULE_PARM_DESC(shared_pct, "Percentage of PR requests");
+
+static int pw_pct;
+module_param(pw_pct, int, 0444);
+MODULE_PARM_DESC(pw_pct, "Percentage of PW requests (the rest is EX)");
+
+static int convert_pct = 10;
+module_param(convert_pct, int, 0444);
+MODULE_PARM_DESC(convert_pct, "Percentage of PR and EX locks converted once");
+
+static int noqueue_pct = 10;
+module_param(noqueue_pct, int, 0444);
+MODULE_PARM_DESC(noqueue_pct, "Percentage of requests with RDLM_LKF_NOQUEUE");
+
+static int async_pct = 30;
+module_param(async_pct, int, 0444);
+MODULE_PARM_DESC(async_pct, "Percentage of locks taken with rdlm_lock()");
+
+static int cancel_pct = 5;
+module_param(cancel_pct, int, 0444);
+MODULE_PARM_DESC(cancel_pct, "Percentage of rdlm_lock() requests cancelled");
+
+static int hold_us = 2000;
+module_param(hold_us, int, 0444);
+MODULE_PARM_DESC(hold_us, "Longest hold of a granted lock, in microseconds");
+
+static int timeout_ms = 20000;
+module_param(timeout_ms, int, 0444);
+MODULE_PARM_DESC(timeout_ms, "Request timeout in milliseconds (0: none)");
+
+static int stat_interval;
+module_param(stat_interval, int, 0444);
+MODULE_PARM_DESC(stat_interval, "Seconds between statistics lines (0: none)");
+
+static int max_samples = 200000;
+module_param(max_samples, int, 0444);
+MODULE_PARM_DESC(max_samples, "Latency samples kept for the percentiles");
+
+/* What the threads count; the names are those of the stats file. */
+enum torture_stat {
+	TS_OPS,
+	TS_GRANT_NL,
+	TS_GRANT_PR,
+	TS_GRANT_PW,
+	TS_GRANT_EX,
+	TS_ASYNC,
+	TS_UPCONVERT,
+	TS_DOWNCONVERT,
+	TS_EAGAIN,
+	TS_TIMEDOUT,
+	TS_CANCEL,
+	TS_CANCELLED,
+	TS_BASTS,
+	TS_INCS,
+	TS_ERRORS,
+	TS_STUCK,
+	TS_MUTEX_VIOLATIONS,
+	TS_LVB_VIOLATIONS,
+	TS_LVB_INVALID,
+	TS_NR
+};
+
+static const char *const torture_stat_names[TS_NR] = {
+	[TS_OPS] = "ops",
+	[TS_GRANT_NL] = "grants_nl",
+	[TS_GRANT_PR] = "grants_pr",
+	[TS_GRANT_PW] = "grants_pw",
+	[TS_GRANT_EX] = "grants_ex",
+	[TS_ASYNC] = "async",
+	[TS_UPCONVERT] = "upconverts",
+	[TS_DOWNCONVERT] = "downconverts",
+	[TS_EAGAIN] = "eagain",
+	[TS_TIMEDOUT] = "timedout",
+	[TS_CANCEL] = "cancel_requests",
+	[TS_CANCELLED] = "cancelled",
+	[TS_BASTS] = "basts",
+	[TS_INCS] = "incs",
+	[TS_ERRORS] = "errors",
+	[TS_STUCK] = "stuck",
+	[TS_MUTEX_VIOLATIONS] = "mutex_violations",
+	[TS_LVB_VIOLATIONS] = "lvb_violations",
+	[TS_LVB_INVALID] = "lvb_invalid",
+};
+
+/**
+ * struct torture_name - this node's view of one resource name
+ * @pr: local holders in PR that claimed it
+ * @pw: local holders in PW
+ * @ex: local holders in EX
+ * @written: the LVB counter this node wrote last
+ * @incs: increments of the LVB counter made by this node
+ */
+struct torture_name {
+	atomic_t pr;
+	atomic_t pw;
+	atomic_t ex;
+	atomic64_t written;
+	atomic64_t incs;
+};
+
+/**
+ * struct torture_thread - one torture thread
+ * @task: the kthread
+ * @id: index in torture_threads
+ * @rnd: its random numbers
+ * @lksb: status block of its one lock
+ * @lvb: value block buffer of @lksb
+ * @name: resource name of the current lock
+ * @namelen: bytes of @name
+ * @async: the current lock was taken with rdlm_lock() and @done
+ * @done: completed by the asynchronous callback
+ * @wq: woken by the blocking callback
+ * @bast: a blocking callback arrived since the last grant
+ */
+struct torture_thread {
+	struct task_struct *task;
+	unsigned int id;
+	struct rnd_state rnd;
+	struct rdlm_lksb lksb;
+	char lvb[RDLM_LVB_MAX];
+	char name[RDLM_NAME_MAX];
+	unsigned int namelen;
+	bool async;
+	struct completion done;
+	wait_queue_head_t wq;
+	bool bast;
+};
+
+static struct rdlm_lockspace *torture_ls;
+static struct torture_name *torture_names;
+static struct torture_thread *torture_threads;
+static atomic_long_t torture_stats[TS_NR];
+static atomic_t torture_threads_done;
+static u32 *torture_samples;
+static atomic_t torture_nr_samples;
+static ktime_t torture_start, torture_end;
+static struct dentry *torture_dir;
+static struct delayed_work torture_stat_work;
+
+static void torture_count(enum torture_stat s)
+{
+	atomic_long_inc(&torture_stats[s]);
+}
+
+static bool torture_pct(struct torture_thread *t, int pct)
+{
+	return prandom_u32_state(&t->rnd) % 100 < pct;
+}
+
+static void torture_ast(void *arg)
+{
+	struct torture_thread *t = arg;
+
+	complete(&t->done);
+}
+
+static void torture_bast(void *arg, int mode)
+{
+	struct torture_thread *t = arg;
+
+	torture_count(TS_BASTS);
+	WRITE_ONCE(t->bast, true);
+	wake_up(&t->wq);
+}
+
+/*
+ * Wait for the completion callback. rdlm bounds the wait with the request
+ * timeout; a callback that never comes is a bug worth a loud message, and
+ * the thread keeps waiting, as its status block still belongs to rdlm.
+ */
+static void torture_wait(struct torture_thread *t)
+{
+	unsigned long limit = msecs_to_jiffies(timeout_ms + 60000);
+	bool stuck = false;
+
+	while (!wait_for_completion_timeout(&t->done, limit)) {
+		if (!stuck) {
+			torture_count(TS_STUCK);
+			pr_err("thread %u: no completion on %.*s after %u ms\n",
+			       t->id, t->namelen, t->name,
+			       jiffies_to_msecs(limit));
+		}
+		stuck = true;
+	}
+}
+
+/* Lock t->name in @mode, or convert the current lock with CONVERT. */
+static int torture_request(struct torture_thread *t, int mode, u32 flags)
+{
+	int ret;
+
+	if (!t->async)
+		return rdlm_lock_wait(torture_ls, mode, &t->lksb, flags,
+				      t->name, t->namelen, timeout_ms,
+				      torture_bast, t);
+
+	torture_count(TS_ASYNC);
+	reinit_completion(&t->done);
+	ret = rdlm_lock(torture_ls, mode, &t->lksb, flags, t->name,
+			t->namelen, timeout_ms, torture_ast, t, torture_bast);
+	if (ret)
+		return ret;
+	if (cancel_pct && torture_pct(t, cancel_pct)) {
+		torture_count(TS_CANCEL);
+		if (prandom_u32_state(&t->rnd) & 1)
+			usleep_range(10, 500);
+		/* -EALREADY: granted (or failed) before the cancel came. */
+		ret = rdlm_unlock(torture_ls, t->lksb.lkid, RDLM_LKF_CANCEL,
+				  NULL, t);
+		if (ret && ret != -EALREADY) {
+			torture_count(TS_ERRORS);
+			pr_err("thread %u: cancel of %.*s: %d\n", t->id,
+			       t->namelen, t->name, ret);
+		}
+	}
+	torture_wait(t);
+	return t->lksb.status;
+}
+
+/* Release the current lock; 0 when it is gone. */
+static int torture_release(struct torture_thread *t, u32 flags)
+{
+	int ret;
+
+	if (!t->async)
+		return rdlm_unlock_wait(torture_ls, &t->lksb, flags);
+
+	reinit_completion(&t->done);
+	ret = rdlm_unlock(torture_ls, t->lksb.lkid, flags, &t->lksb, t);
+	if (ret)
+		return ret;
+	torture_wait(t);
+	return t->lksb.status == -RDLM_EUNLOCK ? 0 : t->lksb.status;
+}
+
+/* A request did not grant: count why. */
+static void torture_failed(struct torture_thread *t, int mode, u32 flags,
+			   int ret)
+{
+	if (ret == -EAGAIN && (flags & RDLM_LKF_NOQUEUE)) {
+		torture_count(TS_EAGAIN);
+	} else if (ret == -ETIMEDOUT && timeout_ms) {
+		torture_count(TS_TIMEDOUT);
+	} else if (ret == -RDLM_ECANCEL && t->async) {
+		torture_count(TS_CANCELLED);
+	} else {
+		torture_count(TS_ERRORS);
+		pr_err("thread %u: %s %.*s in mode %d: %d\n", t->id,
+		       flags & RDLM_LKF_CONVERT ? "convert" : "lock",
+		       t->namelen, t->name, mode, ret);
+	}
+}
+
+/*
+ * Claim the name for @mode among this node's holders and check that no
+ * conflicting local holder exists. Each claim is a fully ordered atomic
+ * followed by reads of the other counters, so of two overlapping
+ * conflicting holders at least one sees the other.
+ */
+static void torture_claim(struct torture_thread *t, struct torture_name *tn,
+			  int mode)
+{
+	bool bad = false;
+
+	switch (mode) {
+	case RDLM_LOCK_PR:
+		atomic_inc_return(&tn->pr);
+		bad = atomic_read(&tn->ex);
+		break;
+	case RDLM_LOCK_PW:
+		bad = atomic_inc_return(&tn->pw) != 1 || atomic_read(&tn->ex);
+		break;
+	case RDLM_LOCK_EX:
+		bad = atomic_inc_return(&tn->ex) != 1 ||
+		      atomic_read(&tn->pr) || atomic_read(&tn->pw);
+		break;
+	}
+	if (bad) {
+		torture_count(TS_MUTEX_VIOLATIONS);
+		pr_err("thread %u: mutual exclusion violated on %.*s in mode %d: pr %d pw %d ex %d\n",
+		       t->id, t->namelen, t->name, mode, atomic_read(&tn->pr),
+		       atomic_read(&tn->pw), atomic_read(&tn->ex));
+	}
+}
+
+static void torture_unclaim(struct torture_name *tn, int mode)
+{
+	switch (mode) {
+	case RDLM_LOCK_PR:
+		atomic_dec(&tn->pr);
+		break;
+	case RDLM_LOCK_PW:
+		atomic_dec(&tn->pw);
+		break;
+	case RDLM_LOCK_EX:
+		atomic_dec(&tn->ex);
+		break;
+	}
+}
+
+/*
+ * A grant of @mode arrived with the value block in t->lvb: count it, claim
+ * the name, check the value against @min (what this node had written before
+ * the request) and, for PW and EX, put the incremented counter in t->lvb for
+ * the release. Returns the counter the release will write.
+ */
+static u64 torture_granted(struct torture_thread *t, struct torture_name *tn,
+			   int mode, u64 min)
+{
+	u64 val = get_unaligned((u64 *)t->lvb);
+	u64 chk = get_unaligned((u64 *)(t->lvb + 8));
+
+	torture_count(TS_GRANT_NL + mode);
+	torture_claim(t, tn, mode);
+	if (mode == RDLM_LOCK_NL)
+		return val;
+	if (t->lksb.flags & RDLM_SBF_VALNOTVALID) {
+		torture_count(TS_LVB_INVALID);
+	} else if ((val || chk) && chk != ~val) {
+		torture_count(TS_LVB_VIOLATIONS);
+		pr_err("thread %u: %.*s: LVB %016llx %016llx is not a counter\n",
+		       t->id, t->namelen, t->name, val, chk);
+	} else if (val < min) {
+		torture_count(TS_LVB_VIOLATIONS);
+		pr_err("thread %u: %.*s: LVB counter %llu, this node wrote %llu before\n",
+		       t->id, t->namelen, t->name, val, min);
+	}
+	if (mode == RDLM_LOCK_PW || mode == RDLM_LOCK_EX) {
+		val++;
+		memset(t->lvb, 0, sizeof(t->lvb));
+		put_unaligned(val, (u64 *)t->lvb);
+		put_unaligned(~val, (u64 *)(t->lvb + 8));
+	}
+	return val;
+}
+
+/* The release of a PW or EX lock wrote @val to the home. */
+static void torture_written(struct torture_name *tn, u64 val)
+{
+	s64 old = atomic64_read(&tn->written);
+
+	while ((u64)old < val && !atomic64_try_cmpxchg(&tn->written, &old, val))
+		;
+	atomic64_inc(&tn->incs);
+	torture_count(TS_INCS);
+}
+
+/* Hold the lock for a random time, or until a blocking callback. */
+static void torture_hold(struct torture_thread *t)
+{
+	u32 us;
+
+	if (!hold_us)
+		return;
+	us = prandom_u32_state(&t->rnd) % (hold_us + 1);
+	wait_event_interruptible_hrtimeout(t->wq, READ_ONCE(t->bast),
+					   ns_to_ktime((u64)us * NSEC_PER_USEC));
+}
+
+static void torture_sample(ktime_t busy)
+{
+	int i = atomic_inc_return(&torture_nr_samples) - 1;
+	s64 ns = ktime_to_ns(busy);
+
+	if (i < max_samples)
+		torture_samples[i] = min_t(s64, ns, U32_MAX);
+}
+
+/* One operation: lock, maybe convert, release. */
+static void torture_op(struct torture_thread *t)
+{
+	u32 r = prandom_u32_state(&t->rnd);
+	int n = r % nlocks, mode, to, ret;
+	struct torture_name *tn = &torture_names[n];
+	u32 flags = RDLM_LKF_VALBLK;
+	bool claimed, write;
+	ktime_t t0, busy;
+	u64 min, val;
+
+	r = prandom_u32_state(&t->rnd) % 100;
+	if (r < shared_pct)
+		mode = RDLM_LOCK_PR;
+	else if (r < shared_pct + pw_pct)
+		mode = RDLM_LOCK_PW;
+	else
+		mode = RDLM_LOCK_EX;
+	if (noqueue_pct && torture_pct(t, noqueue_pct))
+		flags |= RDLM_LKF_NOQUEUE;
+	t->async = async_pct && torture_pct(t, async_pct);
+	t->namelen = scnprintf(t->name, sizeof(t->name), "%s%d", prefix, n);
+	WRITE_ONCE(t->bast, false);
+
+	min = atomic64_read(&tn->written);
+	t0 = ktime_get();
+	ret = torture_request(t, mode, flags);
+	busy = ktime_sub(ktime_get(), t0);
+	if (ret) {
+		torture_failed(t, mode, flags, ret);
+		return;
+	}
+	val = torture_granted(t, tn, mode, min);
+	claimed = true;
+	write = mode != RDLM_LOCK_PR;
+	torture_hold(t);
+
+	if ((mode == RDLM_LOCK_PR || mode == RDLM_LOCK_EX) && convert_pct &&
+	    torture_pct(t, convert_pct)) {
+		/*
+		 * Give up the claim first: an up-conversion may wait demoted
+		 * to NL, and once a down-conversion is done others may enter
+		 * before this thread knows it.
+		 */
+		torture_unclaim(tn, mode);
+		claimed = false;
+		to = mode == RDLM_LOCK_PR ? RDLM_LOCK_EX : RDLM_LOCK_PR;
+		flags = RDLM_LKF_CONVERT | RDLM_LKF_VALBLK;
+		if (to == RDLM_LOCK_EX && noqueue_pct &&
+		    torture_pct(t, noqueue_pct))
+			flags |= RDLM_LKF_NOQUEUE;
+		torture_count(to == RDLM_LOCK_EX ? TS_UPCONVERT : TS_DOWNCONVERT);
+		WRITE_ONCE(t->bast, false);
+		min = atomic64_read(&tn->written);
+		if (write)
+			min = max(min, val);
+		t0 = ktime_get();
+		ret = torture_request(t, to, flags);
+		busy = ktime_add(busy, ktime_sub(ktime_get(), t0));
+		if (!ret) {
+			if (write)
+				torture_written(tn, val);
+			val = torture_granted(t, tn, to, min);
+			claimed = true;
+			write = to != RDLM_LOCK_PR;
+			mode = to;
+			torture_hold(t);
+		} else {
+			/* The lock keeps its old mode (PR maybe demoted). */
+			torture_failed(t, to, flags, ret);
+		}
+	}
+
+	if (claimed)
+		torture_unclaim(tn, mode);
+	t0 = ktime_get();
+	ret = torture_release(t, write ? RDLM_LKF_VALBLK : 0);
+	busy = ktime_add(busy, ktime_sub(ktime_get(), t0));
+	if (ret) {
+		torture_count(TS_ERRORS);
+		pr_err("thread %u: unlock of %.*s: %d\n", t->id, t->namelen,
+		       t->name, ret);
+		return;
+	}
+	if (write)
+		torture_written(tn, val);
+	torture_count(TS_OPS);
+	torture_sample(busy);
+}
+
+static void torture_summary(const char *when)
+{
+	pr_info("%s: %s: ops %ld grants pr %ld pw %ld ex %ld, eagain %ld, timedout %ld, cancelled %ld, incs %ld, errors %ld, mutex violations %ld, lvb violations %ld\n",
+		lockspace, when, atomic_long_read(&torture_stats[TS_OPS]),
+		atomic_long_read(&torture_stats[TS_GRANT_PR]),
+		atomic_long_read(&torture_stats[TS_GRANT_PW]),
+		atomic_long_read(&torture_stats[TS_GRANT_EX]),
+		atomic_long_read(&torture_stats[TS_EAGAIN]),
+		atomic_long_read(&torture_stats[TS_TIMEDOUT]),
+		atomic_long_read(&torture_stats[TS_CANCELLED]),
+		atomic_long_read(&torture_stats[TS_INCS]),
+		atomic_long_read(&torture_stats[TS_ERRORS]),
+		atomic_long_read(&torture_stats[TS_MUTEX_VIOLATIONS]),
+		atomic_long_read(&torture_stats[TS_LVB_VIOLATIONS]));
+}
+
+static int torture_thread_fn(void *arg)
+{
+	struct torture_thread *t = arg;
+	unsigned long end = jiffies + (unsigned long)duration_s * HZ;
+	int i;
+
+	for (i = 0; !kthread_should_stop(); i++) {
+		if (nops ? i >= nops : time_after(jiffies, end))
+			break;
+		torture_op(t);
+		cond_resched();
+	}
+	if (atomic_inc_return(&torture_threads_done) == nthreads) {
+		torture_end = ktime_get();
+		torture_summary("done");
+	}
+	/* Wait for kthread_stop(), which needs the task to still exist. */
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+static void torture_stat_fn(struct work_struct *work)
+{
+	torture_summary("running");
+	if (atomic_read(&torture_threads_done) < nthreads)
+		schedule_delayed_work(&torture_stat_work, stat_interval * HZ);
+}
+
+static int torture_cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Mean, median, 99th percentile and maximum of the latency samples. */
+static void torture_show_latency(struct seq_file *m)
+{
+	int n = min(atomic_read(&torture_nr_samples), max_samples), i;
+	u64 sum = 0;
+	u32 *s;
+
+	seq_printf(m, "samples %d\n", n);
+	if (!n)
+		return;
+	s = vmalloc_array(n, sizeof(*s));
+	if (!s)
+		return;
+	memcpy(s, torture_samples, n * sizeof(*s));
+	sort(s, n, sizeof(*s), torture_cmp_u32, NULL);
+	for (i = 0; i < n; i++)
+		sum += s[i];
+	seq_printf(m, "lat_mean_ns %llu\nlat_p50_ns %u\nlat_p99_ns %u\nlat_max_ns %u\n",
+		   div_u64(sum, n), s[n / 2], s[(u64)n * 99 / 100], s[n - 1]);
+	vfree(s);
+}
+
+static int torture_stats_show(struct seq_file *m, void *v)
+{
+	int done = atomic_read(&torture_threads_done), i;
+	ktime_t end = done == nthreads ? torture_end : ktime_get();
+
+	seq_printf(m, "lockspace %s\nprefix %s\nnames %d\nthreads %d\n",
+		   lockspace, prefix, nlocks, nthreads);
+	seq_printf(m, "state %s\nthreads_done %d\nelapsed_ms %lld\n",
+		   done == nthreads ? "done" : "running", done,
+		   ktime_ms_delta(end, torture_start));
+	for (i = 0; i < TS_NR; i++)
+		seq_printf(m, "%s %ld\n", torture_stat_names[i],
+			   atomic_long_read(&torture_stats[i]));
+	torture_show_latency(m);
+	seq_puts(m, "incs_by_name");
+	for (i = 0; i < nlocks; i++)
+		seq_printf(m, " %lld", atomic64_read(&torture_names[i].incs));
+	seq_putc(m, '\n');
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(torture_stats);
+
+/*
+ * Reading "counters" takes each name in PR with the value block and prints
+ * its counter ("invalid" when the block is marked invalid, "error:N" when the
+ * lock fails): the test script's cluster-wide check, once all nodes are done.
+ */
+static int torture_counters_show(struct seq_file *m, void *v)
+{
+	struct rdlm_lksb lksb = {};
+	char name[RDLM_NAME_MAX], lvb[RDLM_LVB_MAX];
+	int i, len, ret;
+
+	seq_puts(m, "counters");
+	for (i = 0; i < nlocks; i++) {
+		len = scnprintf(name, sizeof(name), "%s%d", prefix, i);
+		memset(lvb, 0, sizeof(lvb));
+		lksb.lvb = lvb;
+		ret = rdlm_lock_wait(torture_ls, RDLM_LOCK_PR, &lksb,
+				     RDLM_LKF_VALBLK, name, len, timeout_ms,
+				     NULL, NULL);
+		if (ret) {
+			seq_printf(m, " error:%d", ret);
+			continue;
+		}
+		if (lksb.flags & RDLM_SBF_VALNOTVALID)
+			seq_puts(m, " invalid");
+		else
+			seq_printf(m, " %llu", get_unaligned((u64 *)lvb));
+		ret = rdlm_unlock_wait(torture_ls, &lksb, 0);
+		if (ret)
+			pr_err("unlock of %.*s: %d\n", len, name, ret);
+	}
+	seq_putc(m, '\n');
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(torture_counters);
+
+static bool torture_pct_ok(const char *what, int pct)
+{
+	if (pct >= 0 && pct <= 100)
+		return true;
+	pr_err("%s=%d is not a percentage\n", what, pct);
+	return false;
+}
+
+static int torture_check_params(void)
+{
+	if (!lockspace || !*lockspace || !prefix ||
+	    strlen(prefix) > RDLM_NAME_MAX - 5) {
+		pr_err("lockspace must be set, prefix at most %d bytes\n",
+		       RDLM_NAME_MAX - 5);
+		return -EINVAL;
+	}
+	if (nthreads < 1 || nthreads > 64 || nlocks < 1 || nlocks > 4096) {
+		pr_err("nthreads must be 1-64 and nlocks 1-4096\n");
+		return -EINVAL;
+	}
+	if (nops < 0 || duration_s < 0 || (!nops && !duration_s)) {
+		pr_err("give nops or duration_s, positive\n");
+		return -EINVAL;
+	}
+	if (!torture_pct_ok("shared_pct", shared_pct) ||
+	    !torture_pct_ok("pw_pct", pw_pct) ||
+	    !torture_pct_ok("shared_pct + pw_pct", shared_pct + pw_pct) ||
+	    !torture_pct_ok("convert_pct", convert_pct) ||
+	    !torture_pct_ok("noqueue_pct", noqueue_pct) ||
+	    !torture_pct_ok("async_pct", async_pct) ||
+	    !torture_pct_ok("cancel_pct", cancel_pct))
+		return -EINVAL;
+	if (hold_us < 0 || hold_us > 1000000 || timeout_ms < 0 ||
+	    timeout_ms > 3600000 || stat_interval < 0 ||
+	    stat_interval > 3600 || max_samples < 1 ||
+	    max_samples > 16000000) {
+		pr_err("hold_us (0-1000000), timeout_ms (0-3600000), stat_interval (0-3600) or max_samples (1-16000000) out of range\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void torture_stop_threads(int started)
+{
+	int i;
+
+	for (i = 0; i < started; i++)
+		kthread_stop(torture_threads[i].task);
+}
+
+static void torture_free(void)
+{
+	vfree(torture_samples);
+	kfree(torture_threads);
+	kfree(torture_names);
+	rdlm_lockspace_put(torture_ls);
+}
+
+static int __init torture_init(void)
+{
+	struct torture_thread *t;
+	int ret, i;
+
+	ret = torture_check_params();
+	if (ret)
+		return ret;
+	ret = rdlm_lockspace_find(lockspace, &torture_ls);
+	if (ret) {
+		pr_err("lockspace %s: %d\n", lockspace, ret);
+		return ret;
+	}
+	ret = -ENOMEM;
+	torture_names = kcalloc(nlocks, sizeof(*torture_names), GFP_KERNEL);
+	torture_threads = kcalloc(nthreads, sizeof(*torture_threads),
+				  GFP_KERNEL);
+	torture_samples = vmalloc_array(max_samples, sizeof(*torture_samples));
+	if (!torture_names || !torture_threads || !torture_samples)
+		goto out_free;
+
+	torture_start = ktime_get();
+	for (i = 0; i < nthreads; i++) {
+		t = &torture_threads[i];
+		t->id = i;
+		prandom_seed_state(&t->rnd, get_random_u64());
+		t->lksb.lvb = t->lvb;
+		init_completion(&t->done);
+		init_waitqueue_head(&t->wq);
+		t->task = kthread_run(torture_thread_fn, t, "rdlm_torture/%d", i);
+		if (IS_ERR(t->task)) {
+			ret = PTR_ERR(t->task);
+			torture_stop_threads(i);
+			goto out_free;
+		}
+	}
+
+	torture_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("stats", 0444, torture_dir, NULL,
+			    &torture_stats_fops);
+	debugfs_create_file("counters", 0400, torture_dir, NULL,
+			    &torture_counters_fops);
+	INIT_DELAYED_WORK(&torture_stat_work, torture_stat_fn);
+	if (stat_interval)
+		schedule_delayed_work(&torture_stat_work, stat_interval * HZ);
+	pr_info("%s: %d threads on %d names %s0..%d, %s %d\n", lockspace,
+		nthreads, nlocks, prefix, nlocks - 1,
+		nops ? "ops" : "seconds", nops ? nops : duration_s);
+	return 0;
+
+out_free:
+	torture_free();
+	return ret;
+}
+
+static void __exit torture_exit(void)
+{
+	debugfs_remove_recursive(torture_dir);
+	cancel_delayed_work_sync(&torture_stat_work);
+	torture_stop_threads(nthreads);
+	torture_summary("unloading");
+	torture_free();
+}
+
+module_init(torture_init);
+module_exit(torture_exit);
+
+MODULE_AUTHOR("The rdlm developers");
+MODULE_DESCRIPTION("Torture test of the rdlm kernel API");
+MODULE_LICENSE("GPL");
