@@ -10,12 +10,16 @@
  *		local		1 on the one node that is this machine
  *	lockspaces/<name>/	one directory per lockspace
  *		members		node ids, comma separated ("1,2,3")
- *		engine		protocol engine ("bakery", "central")
+ *		engine		protocol engine: bakery, central, dqnl, dqnl-sf,
+ *				ncosed
  *		atomic_mode	"nic" (one-sided atomics) or "cpu" (home applies)
  *		table_size	lock words per member table
  *		mailbox_slots	receive area slots per member
  *		lease_us, omega_ns, backoff_r_us, backoff_l_us, kmax,
  *		update_locks, nr_reqs	engine parameters
+ *		local_grants_max	local takeovers of a held lock word
+ *		uid, gid, mode	who may join through /dev/rdlm (default
+ *				root:root 0600)
  *		enable		1 brings the lockspace up, 0 takes it down
  *
  * Every write is validated in full before anything changes: junk answers
@@ -70,12 +74,20 @@ struct rdlm_ls {
 	u32 kmax;
 	u32 update_locks;
 	u32 nr_reqs;
+	u32 local_grants_max;
+	u32 uid;
+	u32 gid;
+	u32 mode;
 	struct rdlm_fabric_ls *fls;	/* non-NULL while enabled */
+	struct rdlm_lockspace *lm;	/* its lock manager, while enabled */
 	struct rdlm_node *pinned[RDLM_MAX_MEMBERS + 1];
 	u32 nr_pinned;
 };
 
-static const char *const rdlm_engine_names[] = { "bakery", "central" };
+static const char *const rdlm_engine_names[] = {
+	"bakery", "central", "dqnl", "dqnl-sf", "ncosed",
+};
+
 static const char *const rdlm_atomic_names[] = {
 	[RDLM_ATOMIC_NIC] = "nic",
 	[RDLM_ATOMIC_CPU] = "cpu",
@@ -432,6 +444,9 @@ RDLM_LS_U32_ATTR(backoff_l_us, 1, 60000000)
 RDLM_LS_U32_ATTR(kmax, 1, 64)
 RDLM_LS_U32_ATTR(update_locks, 0, 1)
 RDLM_LS_U32_ATTR(nr_reqs, 1, 1U << 20)
+RDLM_LS_U32_ATTR(local_grants_max, 0, 1U << 20)
+RDLM_LS_U32_ATTR(uid, 0, U32_MAX - 1)
+RDLM_LS_U32_ATTR(gid, 0, U32_MAX - 1)
 CONFIGFS_ATTR(rdlm_ls_, table_size);
 CONFIGFS_ATTR(rdlm_ls_, mailbox_slots);
 CONFIGFS_ATTR(rdlm_ls_, lease_us);
@@ -441,6 +456,38 @@ CONFIGFS_ATTR(rdlm_ls_, backoff_l_us);
 CONFIGFS_ATTR(rdlm_ls_, kmax);
 CONFIGFS_ATTR(rdlm_ls_, update_locks);
 CONFIGFS_ATTR(rdlm_ls_, nr_reqs);
+CONFIGFS_ATTR(rdlm_ls_, local_grants_max);
+CONFIGFS_ATTR(rdlm_ls_, uid);
+CONFIGFS_ATTR(rdlm_ls_, gid);
+
+/* Permission bits, octal as chmod takes them; only rw bits mean anything. */
+static ssize_t rdlm_ls_mode_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%04o\n", to_rdlm_ls(item)->mode);
+}
+
+static ssize_t rdlm_ls_mode_store(struct config_item *item, const char *page,
+				  size_t len)
+{
+	struct rdlm_ls *ls = to_rdlm_ls(item);
+	char buf[16];
+	unsigned int v;
+	int ret;
+
+	mutex_lock(&rdlm_cfg_mutex);
+	ret = rdlm_ls_writable(ls);
+	if (!ret)
+		ret = rdlm_cfg_string(item, page, len, buf, sizeof(buf));
+	if (!ret && (kstrtouint(buf, 8, &v) || v > 0777)) {
+		cfg_reject(item, "mode: octal 0..0777");
+		ret = -EINVAL;
+	}
+	if (!ret)
+		ls->mode = v;
+	mutex_unlock(&rdlm_cfg_mutex);
+	return ret ? ret : len;
+}
+CONFIGFS_ATTR(rdlm_ls_, mode);
 
 static ssize_t rdlm_ls_members_show(struct config_item *item, char *page)
 {
@@ -579,6 +626,50 @@ static void rdlm_ls_unpin(struct rdlm_ls *ls)
 		ls->pinned[--ls->nr_pinned]->users--;
 }
 
+/* Put the lock manager with its engine on the enabled fabric lockspace. */
+static int rdlm_ls_enable_lm(struct rdlm_ls *ls, u32 local)
+{
+	struct rdlm_lockspace_cfg *lc;
+	struct rdlm_engine_params *p;
+	int ret;
+
+	lc = kzalloc(sizeof(*lc), GFP_KERNEL);
+	if (!lc)
+		return -ENOMEM;
+	lc->name = config_item_name(&ls->item);
+	lc->ops = rdlm_engine_find(ls->engine);
+	lc->local = local;
+	lc->nr_members = ls->nr_members;
+	memcpy(lc->members, ls->members, ls->nr_members * sizeof(u32));
+	lc->nr_slots = ls->table_size;
+	lc->local_grants_max = ls->local_grants_max;
+	lc->uid = make_kuid(&init_user_ns, ls->uid);
+	lc->gid = make_kgid(&init_user_ns, ls->gid);
+	lc->mode = ls->mode;
+	p = &lc->params;
+	rdlm_engine_default_params(p);
+	p->atomic_mode = ls->atomic_mode;
+	p->update_locks = ls->update_locks;
+	p->lease_ns = (u64)ls->lease_us * NSEC_PER_USEC;
+	p->omega_ns = ls->omega_ns;
+	p->backoff_r_ns = (u64)ls->backoff_r_us * NSEC_PER_USEC;
+	p->backoff_l_ns = (u64)ls->backoff_l_us * NSEC_PER_USEC;
+	p->kmax = ls->kmax;
+	/* the queue engines address one mailbox entry per request and node */
+	p->nr_reqs = min(ls->nr_reqs, ls->mailbox_slots / ls->nr_members);
+	ret = -EINVAL;
+	if (!p->nr_reqs)
+		cfg_reject(&ls->item, "mailbox_slots below the member count");
+	else if (!lc->ops)
+		cfg_reject(&ls->item, "engine %s is not built in", ls->engine);
+	else
+		ret = rdlm_lockspace_create(lc, &ls->lm);
+	if (ret && ret != -EINVAL)
+		cfg_reject(&ls->item, "cannot start the lock manager: %d", ret);
+	kfree(lc);
+	return ret;
+}
+
 /* Check that every node the lockspace names exists, then bring it up. */
 static int rdlm_ls_enable(struct rdlm_ls *ls)
 {
@@ -633,6 +724,12 @@ static int rdlm_ls_enable(struct rdlm_ls *ls)
 		cfg_reject(item, "cannot enable: %d", ret);
 		goto out;
 	}
+	ret = rdlm_ls_enable_lm(ls, local->nodeid);
+	if (ret) {
+		rdlm_fabric_ls_destroy(ls->fls);
+		ls->fls = NULL;
+		goto out;
+	}
 	for (i = 0; i < ls->nr_members; i++)
 		ls->pinned[ls->nr_pinned++] = rdlm_node_by_id(ls->members[i]);
 	ls->pinned[ls->nr_pinned++] = local;
@@ -647,6 +744,8 @@ static void rdlm_ls_disable(struct rdlm_ls *ls)
 {
 	if (!ls->fls)
 		return;
+	rdlm_lockspace_destroy(ls->lm);
+	ls->lm = NULL;
 	rdlm_fabric_ls_destroy(ls->fls);
 	ls->fls = NULL;
 	rdlm_ls_unpin(ls);
@@ -694,6 +793,10 @@ static struct configfs_attribute *rdlm_ls_attrs[] = {
 	&rdlm_ls_attr_kmax,
 	&rdlm_ls_attr_update_locks,
 	&rdlm_ls_attr_nr_reqs,
+	&rdlm_ls_attr_local_grants_max,
+	&rdlm_ls_attr_uid,
+	&rdlm_ls_attr_gid,
+	&rdlm_ls_attr_mode,
 	&rdlm_ls_attr_enable,
 	NULL,
 };
@@ -736,6 +839,8 @@ static struct config_item *rdlm_lockspaces_make_item(struct config_group *group,
 	ls->backoff_l_us = 10000;
 	ls->kmax = 1;
 	ls->nr_reqs = 1024;
+	ls->local_grants_max = 8;
+	ls->mode = 0600;
 	config_item_init_type_name(&ls->item, name, &rdlm_ls_type);
 	return &ls->item;
 }

@@ -9,6 +9,7 @@
 #include <linux/debugfs.h>
 #include <linux/socket.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 
 #include "engine/engine.h"
 
@@ -65,6 +66,39 @@ struct rdlm_lockspace_stats {
 	u64 verbs[RDLM_VERB_NR];
 	u64 locks;
 };
+
+/**
+ * struct rdlm_lockspace_cfg - what configfs hands the lock manager
+ * @name: lockspace name; its fabric lockspace is enabled already
+ * @ops: protocol engine
+ * @params: engine parameters (node ids and sizes are filled in)
+ * @local: this node's id
+ * @nr_members: entries in @members
+ * @members: member node ids
+ * @nr_slots: lock words per member table
+ * @local_grants_max: local takeovers of a held word before it is given
+ *	back, so that remote waiters are not starved; 0 = no bound
+ * @uid: owner of the lockspace for /dev/rdlm users
+ * @gid: group
+ * @mode: permission bits (rw for owner, group, others) to join
+ */
+struct rdlm_lockspace_cfg {
+	const char *name;
+	const struct rdlm_engine_ops *ops;
+	struct rdlm_engine_params params;
+	u32 local;
+	u32 nr_members;
+	u32 members[RDLM_MAX_MEMBERS];
+	u32 nr_slots;
+	u32 local_grants_max;
+	kuid_t uid;
+	kgid_t gid;
+	umode_t mode;
+};
+
+int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
+			  struct rdlm_lockspace **lsp);
+void rdlm_lockspace_destroy(struct rdlm_lockspace *ls);
 
 /* 0 if the current task may join @ls (configfs uid/gid/mode), or -EPERM. */
 int rdlm_lockspace_may_join(struct rdlm_lockspace *ls);

@@ -52,6 +52,7 @@
 /* Status-block flags (lksb->flags). */
 #define RDLM_SBF_VALNOTVALID	0x01	/* LVB content invalid (a holder died) */
 #define RDLM_SBF_LOST		0x02	/* lease expired: the lock was lost */
+#define RDLM_SBF_DEMOTED	0x04	/* up-conversion waited in NL */
 
 /* Completion status of unlock and cancel, as in fs/dlm. */
 #define RDLM_EUNLOCK		0x10002

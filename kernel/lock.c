@@ -1,0 +1,1243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlm: locks on named resources, the exported kernel API.
+ *
+ * A lock (struct rdlm_lkb) belongs to a resource name (struct rdlm_res),
+ * which hashes to a lock word: (home, slot). This node asks the engine for
+ * the word once (struct rdlm_slot) and grants local locks from that hold:
+ * a waiting lock is granted when the hold covers its mode (EX covers all,
+ * SH covers PR) and it is compatible with the other local holders of its
+ * name. Different names on one word never wait for each other here, except
+ * for a stronger hold. After local_grants_max grants the hold is given back
+ * once its holders are gone, so remote waiters get their turn.
+ *
+ * The lock value block lives at the home, keyed by a 64-bit hash of the
+ * name: a new holder reads it with a message exchange, a PW/EX holder
+ * writes it back and waits for the home's ack before the word is released,
+ * so the next holder anywhere reads what was written.
+ *
+ * Callbacks run from the lockspace's ordered work queue, never under
+ * ls->lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/jhash.h>
+#include <linux/ktime.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#include "lock_priv.h"
+
+/* ---- modes ---------------------------------------------------------- */
+
+/* Engine mode a lock mode needs from the word (NL needs none). */
+static u8 rdlm_engine_mode(int mode)
+{
+	return mode == RDLM_LOCK_PR ? RDLM_MODE_SH : RDLM_MODE_EX;
+}
+
+/* Does a hold in engine mode @own cover lock mode @mode? */
+static bool rdlm_covers(u8 own, int mode)
+{
+	return own == RDLM_MODE_EX || mode == RDLM_LOCK_PR;
+}
+
+/*
+ * May @req be granted next to a holder in @held? PW is the update mode:
+ * it joins PR holders already there, but new PR requests wait for it.
+ */
+static bool rdlm_compat(int req, int held)
+{
+	if (req == RDLM_LOCK_NL || held == RDLM_LOCK_NL)
+		return true;
+	if (req == RDLM_LOCK_PR)
+		return held == RDLM_LOCK_PR;
+	if (req == RDLM_LOCK_PW)
+		return held == RDLM_LOCK_PR;
+	return false;
+}
+
+/* ---- callbacks ------------------------------------------------------ */
+
+static void rdlm_queue_cb(struct rdlm_lkb *lkb, u8 flag)
+{
+	struct rdlm_lockspace *ls = lkb->ls;
+
+	if (!lkb->cb_flags) {
+		list_add_tail(&lkb->cb_entry, &ls->cb_list);
+		queue_work(ls->wq, &ls->cb_work);
+	}
+	lkb->cb_flags |= flag;
+}
+
+/* Queue the ast of a request that completed with @status. */
+static void rdlm_queue_ast(struct rdlm_lkb *lkb, int status, u32 sbflags,
+			   bool lvb)
+{
+	if (lkb->nr_asts == RDLM_MAX_ASTS) {
+		/* the caller ignored earlier asts; keep the newest */
+		lkb->nr_asts--;
+	}
+	lkb->asts[lkb->nr_asts].status = status;
+	lkb->asts[lkb->nr_asts].sbflags = sbflags;
+	lkb->asts[lkb->nr_asts].lvb = lvb;
+	lkb->nr_asts++;
+	rdlm_queue_cb(lkb, RDLM_CB_AST);
+}
+
+static void rdlm_queue_bast(struct rdlm_lkb *lkb, int mode)
+{
+	if (lkb->bast_sent || !lkb->bast || lkb->grmode <= RDLM_LOCK_NL)
+		return;
+	lkb->bast_sent = true;
+	lkb->cb_bast_mode = mode;
+	lkb->ls->st.basts++;
+	rdlm_queue_cb(lkb, RDLM_CB_BAST);
+}
+
+/* The lock is gone once its queued callbacks ran. */
+static void rdlm_lkb_kill(struct rdlm_lkb *lkb, int status, u32 sbflags)
+{
+	lkb->state = RDLM_LKB_DEAD;
+	rdlm_queue_ast(lkb, status, sbflags, false);
+	rdlm_queue_cb(lkb, RDLM_CB_FREE);
+}
+
+static void rdlm_res_put(struct rdlm_lockspace *ls, struct rdlm_res *res);
+
+static void rdlm_lkb_free(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
+{
+	del_timer_sync(&lkb->timeout);
+	spin_lock_bh(&ls->lock);
+	xa_erase(&ls->lkbs, lkb->lkid);
+	lkb->res->nr_lkbs--;
+	rdlm_res_put(ls, lkb->res);
+	rdlm_ls_unlock(ls);
+	kfree(lkb);
+	if (atomic_dec_and_test(&ls->nr_lkbs))
+		wake_up(&ls->wait);
+}
+
+/**
+ * rdlm_ls_cb_work() - run the lockspace's pending callbacks
+ * @work: &rdlm_lockspace.cb_work
+ */
+void rdlm_ls_cb_work(struct work_struct *work)
+{
+	struct rdlm_lockspace *ls = container_of(work, struct rdlm_lockspace,
+						 cb_work);
+	struct rdlm_lkb *lkb;
+
+	for (;;) {
+		typeof(lkb->asts) asts;
+		u8 flags, nr, i;
+		int bmode;
+
+		spin_lock_bh(&ls->lock);
+		lkb = list_first_entry_or_null(&ls->cb_list, struct rdlm_lkb,
+					       cb_entry);
+		if (!lkb) {
+			rdlm_ls_unlock(ls);
+			return;
+		}
+		list_del(&lkb->cb_entry);
+		flags = lkb->cb_flags;
+		lkb->cb_flags = 0;
+		nr = lkb->nr_asts;
+		lkb->nr_asts = 0;
+		memcpy(asts, lkb->asts, sizeof(asts));
+		bmode = lkb->cb_bast_mode;
+		rdlm_ls_unlock(ls);
+
+		for (i = 0; i < nr; i++) {
+			struct rdlm_lksb *lksb = lkb->lksb;
+
+			if (asts[i].lvb && lksb->lvb)
+				memcpy(lksb->lvb, lkb->lvb_snap, RDLM_LVB_MAX);
+			lksb->flags = asts[i].sbflags;
+			lksb->status = asts[i].status;
+			if (lkb->ast)
+				lkb->ast(lkb->arg);
+		}
+		if ((flags & RDLM_CB_BAST) && lkb->bast)
+			lkb->bast(lkb->bast_arg, bmode);
+		if (flags & RDLM_CB_FREE)
+			rdlm_lkb_free(ls, lkb);
+	}
+}
+
+/* ---- slots and resources -------------------------------------------- */
+
+static u32 rdlm_slot_hash(u32 home, u32 slot)
+{
+	return jhash_2words(home, slot, 0);
+}
+
+static struct rdlm_slot *rdlm_slot_find(struct rdlm_lockspace *ls, u32 home,
+					u32 slot)
+{
+	struct rdlm_slot *s;
+
+	hash_for_each_possible(ls->slots, s, hash, rdlm_slot_hash(home, slot))
+		if (s->home == home && s->slot == slot)
+			return s;
+	return NULL;
+}
+
+static void rdlm_slot_maybe_free(struct rdlm_lockspace *ls,
+				 struct rdlm_slot *s)
+{
+	if (s->state == RDLM_SLOT_IDLE && list_empty(&s->resources) &&
+	    !s->lvb_puts) {
+		hash_del(&s->hash);
+		kfree(s);
+	}
+}
+
+static void rdlm_res_put(struct rdlm_lockspace *ls, struct rdlm_res *res)
+{
+	struct rdlm_slot *s = res->slot;
+
+	if (res->nr_lkbs)
+		return;
+	hash_del(&res->hash);
+	list_del(&res->slot_entry);
+	kfree(res);
+	rdlm_slot_maybe_free(ls, s);
+}
+
+static struct rdlm_res *rdlm_res_get(struct rdlm_lockspace *ls,
+				     const void *name, unsigned int namelen)
+{
+	u32 h = jhash(name, namelen, 0);
+	u32 home = h % ls->nr_members;
+	u32 slot = jhash(name, namelen, 0x51075107) % ls->nr_slots;
+	struct rdlm_slot *s;
+	struct rdlm_res *res;
+
+	hash_for_each_possible(ls->res, res, hash, h)
+		if (res->namelen == namelen && !memcmp(res->name, name, namelen))
+			return res;
+
+	s = rdlm_slot_find(ls, home, slot);
+	if (!s) {
+		s = kzalloc(sizeof(*s), GFP_ATOMIC);
+		if (!s)
+			return NULL;
+		s->home = home;
+		s->slot = slot;
+		INIT_LIST_HEAD(&s->resources);
+		hash_add(ls->slots, &s->hash, rdlm_slot_hash(home, slot));
+	}
+	res = kzalloc(sizeof(*res), GFP_ATOMIC);
+	if (!res) {
+		rdlm_slot_maybe_free(ls, s);
+		return NULL;
+	}
+	res->slot = s;
+	res->key = (u64)jhash(name, namelen, 1) << 32 |
+		   jhash(name, namelen, 2);
+	INIT_LIST_HEAD(&res->granted);
+	INIT_LIST_HEAD(&res->waiting);
+	res->namelen = namelen;
+	memcpy(res->name, name, namelen);
+	hash_add(ls->res, &res->hash, h);
+	list_add_tail(&res->slot_entry, &s->resources);
+	return res;
+}
+
+/* ---- engine calls ---------------------------------------------------- */
+
+static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act);
+
+static struct rdlm_out rdlm_out(struct rdlm_lockspace *ls)
+{
+	struct rdlm_out out = {
+		.now = ktime_get_ns(),
+		.emit = rdlm_emit,
+		.priv = ls,
+	};
+
+	return out;
+}
+
+static void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s);
+
+static void rdlm_slot_acquire(struct rdlm_lockspace *ls, struct rdlm_slot *s,
+			      u8 mode, bool trying)
+{
+	struct rdlm_out out = rdlm_out(ls);
+	struct rdlm_req *req;
+	int ret;
+
+	req = rdlm_req_alloc(&ls->eng);
+	if (!req)
+		return;	/* retried when another request gives one back */
+	req->node = s->home;
+	req->slot = s->slot;
+	req->mode = mode;
+	req->flags = trying ? RDLM_RF_NOQUEUE : 0;
+	req->slots = 1;
+	req->user = (u64)(uintptr_t)s;
+	s->req = req;
+	s->own_mode = mode;
+	s->trying = trying;
+	s->state = RDLM_SLOT_ACQUIRING;
+	ret = ls->eng.ops->lock(&ls->eng, req, &out);
+	if (ret) {
+		s->req = NULL;
+		s->state = RDLM_SLOT_IDLE;
+		rdlm_req_free(&ls->eng, req);
+	}
+}
+
+static void rdlm_slot_release(struct rdlm_lockspace *ls, struct rdlm_slot *s)
+{
+	struct rdlm_out out = rdlm_out(ls);
+
+	s->state = RDLM_SLOT_RELEASING;
+	ls->eng.ops->unlock(&ls->eng, s->req, &out);
+}
+
+/* ---- completing requests --------------------------------------------- */
+
+static void rdlm_lkb_unwait(struct rdlm_lkb *lkb)
+{
+	list_del_init(&lkb->wt_entry);
+	lkb->rqmode = -1;
+	if (timer_pending(&lkb->timeout))
+		del_timer(&lkb->timeout);
+}
+
+/* The waiting request of @lkb failed with @status. */
+static void rdlm_lkb_fail(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+			  int status)
+{
+	u32 sbflags = lkb->demoted ? RDLM_SBF_DEMOTED : 0;
+
+	rdlm_lkb_unwait(lkb);
+	if (status == -RDLM_ECANCEL)
+		ls->st.cancels++;
+	else
+		ls->st.fails++;
+	if (lkb->state == RDLM_LKB_NEW) {
+		rdlm_lkb_kill(lkb, status, sbflags);
+		return;
+	}
+	lkb->state = RDLM_LKB_GRANTED;	/* a conversion keeps its mode */
+	lkb->demoted = false;
+	rdlm_queue_ast(lkb, status, sbflags, false);
+}
+
+static void rdlm_lkb_granted(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+			     bool lvb)
+{
+	struct rdlm_res *res = lkb->res;
+	u32 sbflags = lkb->demoted ? RDLM_SBF_DEMOTED : 0;
+
+	if (lvb && res->lvb_invalid)
+		sbflags |= RDLM_SBF_VALNOTVALID;
+	if (lvb)
+		memcpy(lkb->lvb_snap, res->lvb, RDLM_LVB_MAX);
+	lkb->demoted = false;
+	lkb->lvb_wait = false;
+	ls->st.grants++;
+	rdlm_queue_ast(lkb, 0, sbflags, lvb);
+}
+
+static void rdlm_lkb_grant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
+{
+	struct rdlm_res *res = lkb->res;
+	struct rdlm_slot *s = res->slot;
+	int mode = lkb->rqmode;
+	bool lvb = (lkb->flags & RDLM_LKF_VALBLK) && mode > RDLM_LOCK_NL;
+
+	rdlm_lkb_unwait(lkb);
+	if (lkb->grmode < 0)
+		list_add_tail(&lkb->gr_entry, &res->granted);
+	lkb->grmode = mode;
+	lkb->state = RDLM_LKB_GRANTED;
+	lkb->bast_sent = false;
+	if (mode > RDLM_LOCK_NL) {
+		if (s->local_grants++)
+			ls->st.local_grants++;
+	}
+	if (lvb && !res->lvb_cached) {
+		/* ask the home; the grant completes with its answer */
+		lkb->lvb_wait = true;
+		lkb->lvb_got_first = false;
+		rdlm_lm_send_msg(ls, s->home, RDLM_LM_LVB_GET, s->slot,
+				 res->key, RDLM_LM_CK_GET | lkb->lkid);
+		return;
+	}
+	rdlm_lkb_granted(ls, lkb, lvb);
+}
+
+/* Could @lkb's waiting request be granted from this node's hold now? */
+static bool rdlm_grantable(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
+{
+	struct rdlm_slot *s = lkb->res->slot;
+	struct rdlm_lkb *h;
+
+	if (lkb->rqmode == RDLM_LOCK_NL)
+		return true;
+	if (s->state != RDLM_SLOT_OWNED || s->lost ||
+	    !rdlm_covers(s->own_mode, lkb->rqmode))
+		return false;
+	if (ls->local_grants_max && s->local_grants > ls->local_grants_max)
+		return false;
+	list_for_each_entry(h, &lkb->res->granted, gr_entry)
+		if (h != lkb && !rdlm_compat(lkb->rqmode, h->grmode))
+			return false;
+	return true;
+}
+
+/* Tell the local holders that block @lkb's request. */
+static void rdlm_bast_blockers(struct rdlm_lkb *lkb)
+{
+	struct rdlm_lkb *h;
+
+	list_for_each_entry(h, &lkb->res->granted, gr_entry)
+		if (h != lkb && !rdlm_compat(lkb->rqmode, h->grmode))
+			rdlm_queue_bast(h, lkb->rqmode);
+}
+
+/*
+ * Grant what can be granted on @s, then move the hold: take the word for
+ * the waiters left, give it back when no holder is left, or cancel an
+ * acquisition nobody waits for any more.
+ */
+static void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
+{
+	struct rdlm_lkb *lkb, *tmp;
+	struct rdlm_res *res;
+	bool waiters = false, holders = false;
+	u8 need = RDLM_MODE_SH;
+
+	if (ls->dead)
+		return;
+	list_for_each_entry(res, &s->resources, slot_entry) {
+		bool first = true;
+
+		list_for_each_entry_safe(lkb, tmp, &res->waiting, wt_entry) {
+			if (rdlm_grantable(ls, lkb)) {
+				rdlm_lkb_grant(ls, lkb);
+				continue;
+			}
+			if (first)
+				rdlm_bast_blockers(lkb);
+			first = false;
+			waiters = true;
+			if (rdlm_engine_mode(lkb->rqmode) == RDLM_MODE_EX)
+				need = RDLM_MODE_EX;
+		}
+		list_for_each_entry(lkb, &res->granted, gr_entry)
+			if (lkb->grmode > RDLM_LOCK_NL)
+				holders = true;
+	}
+
+	switch (s->state) {
+	case RDLM_SLOT_IDLE:
+		if (waiters)
+			rdlm_slot_acquire(ls, s, need, false);
+		break;
+	case RDLM_SLOT_ACQUIRING:
+		if (!waiters && !holders)
+			rdlm_slot_release(ls, s);
+		break;
+	case RDLM_SLOT_OWNED:
+		if (!holders && !s->lvb_puts)
+			rdlm_slot_release(ls, s);
+		break;
+	default:
+		break;
+	}
+	rdlm_slot_maybe_free(ls, s);
+}
+
+/* ---- engine outputs --------------------------------------------------- */
+
+static struct rdlm_slot *rdlm_req_slot(struct rdlm_req *req)
+{
+	return req ? (struct rdlm_slot *)(uintptr_t)req->user : NULL;
+}
+
+/* Every lock on @s: granted ones report @sbflags loss, waiting ones fail. */
+static void rdlm_slot_fail_waiters(struct rdlm_lockspace *ls,
+				   struct rdlm_slot *s, int status,
+				   bool noqueue_only)
+{
+	struct rdlm_lkb *lkb, *tmp;
+	struct rdlm_res *res;
+
+	list_for_each_entry(res, &s->resources, slot_entry)
+		list_for_each_entry_safe(lkb, tmp, &res->waiting, wt_entry)
+			if (!noqueue_only || (lkb->flags & RDLM_LKF_NOQUEUE))
+				rdlm_lkb_fail(ls, lkb, status);
+}
+
+static void rdlm_slot_lost(struct rdlm_lockspace *ls, struct rdlm_slot *s)
+{
+	struct rdlm_lkb *lkb;
+	struct rdlm_res *res;
+
+	s->lost = true;
+	list_for_each_entry(res, &s->resources, slot_entry) {
+		res->lvb_cached = false;
+		list_for_each_entry(lkb, &res->granted, gr_entry) {
+			if (lkb->grmode <= RDLM_LOCK_NL || lkb->lost)
+				continue;
+			lkb->lost = true;
+			ls->st.lost++;
+			rdlm_queue_ast(lkb, -ENOLCK, RDLM_SBF_LOST, false);
+		}
+	}
+}
+
+static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
+{
+	struct rdlm_lockspace *ls = out->priv;
+	struct rdlm_slot *s = rdlm_req_slot(act->req);
+	struct rdlm_verb v;
+	struct rdlm_res *res;
+	int ret;
+
+	switch (act->kind) {
+	case RDLM_ACT_POST:
+		v = act->verb;
+		ret = -EINVAL;
+		if (v.node < ls->nr_members) {
+			v.node = ls->members[v.node];
+			ret = rdlm_fabric_post(ls->fls, &v, rdlm_ls_verb_done,
+					       ls);
+		}
+		if (ret)
+			rdlm_ls_fail_cqe(ls, &act->verb, ret);
+		break;
+	case RDLM_ACT_TIMER:
+		rdlm_ls_arm(ls, act->req, act->delay_ns, act->cookie);
+		break;
+	case RDLM_ACT_GRANT:
+		if (s->state == RDLM_SLOT_RELEASING)
+			break;	/* cancelled: the engine gives it back */
+		s->state = RDLM_SLOT_OWNED;
+		s->own_mode = act->mode;
+		s->local_grants = 0;
+		s->lost = false;
+		s->trying = false;
+		s->remote_waiting = false;
+		/* passed after the engine call: see rdlm_ls_after() */
+		break;
+	case RDLM_ACT_FAIL:
+		if (act->err == -ECANCELED)
+			break;
+		rdlm_slot_fail_waiters(ls, s, act->err == -EAGAIN ? -EAGAIN :
+				       act->err == -EIO ? -ENOTCONN : act->err,
+				       act->err == -EAGAIN);
+		break;
+	case RDLM_ACT_NOTICE:
+		if (act->notice == RDLM_NOTICE_LOST) {
+			rdlm_slot_lost(ls, s);
+		} else if (act->notice == RDLM_NOTICE_BLOCKING) {
+			struct rdlm_lkb *lkb;
+
+			s->remote_waiting = true;
+			list_for_each_entry(res, &s->resources, slot_entry)
+				list_for_each_entry(lkb, &res->granted,
+						    gr_entry)
+					rdlm_queue_bast(lkb, RDLM_LOCK_EX);
+		}
+		break;
+	case RDLM_ACT_DONE:
+		s->req = NULL;
+		s->state = RDLM_SLOT_IDLE;
+		s->lost = false;
+		list_for_each_entry(res, &s->resources, slot_entry)
+			res->lvb_cached = false;
+		rdlm_req_free(&ls->eng, act->req);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * After an engine call: pass every slot the call may have changed. The
+ * engine may have changed only the slot of @req; home-side work of other
+ * slots changes no local lock.
+ */
+static void rdlm_ls_after(struct rdlm_lockspace *ls, struct rdlm_slot *s)
+{
+	if (s)
+		rdlm_slot_pass(ls, s);
+}
+
+/**
+ * rdlm_ls_call_complete() - hand a verb completion to the engine
+ * @ls: lockspace (locked)
+ * @cqe: completion
+ */
+void rdlm_ls_call_complete(struct rdlm_lockspace *ls,
+			   const struct rdlm_cqe *cqe)
+{
+	struct rdlm_out out = rdlm_out(ls);
+	struct rdlm_slot *s = rdlm_req_slot(cqe->req);
+
+	if (ls->dead)
+		return;
+	if (cqe->req && !cqe->req->busy)
+		return;
+	ls->eng.ops->complete(&ls->eng, cqe, &out);
+	/*
+	 * A trylock gives up when the first answer of the word did not
+	 * grant it: the engine keeps its place only to give it back.
+	 */
+	if (s && s->trying && s->state == RDLM_SLOT_ACQUIRING &&
+	    cqe->kind != RDLM_VERB_SEND && cqe->kind != RDLM_VERB_WRITE_IMM) {
+		s->trying = false;
+		rdlm_slot_fail_waiters(ls, s, -EAGAIN, true);
+	}
+	rdlm_ls_after(ls, s);
+}
+
+/**
+ * rdlm_ls_call_recv() - hand an engine message to the engine
+ * @ls: lockspace (locked)
+ * @rx: message, src translated to an engine index
+ */
+void rdlm_ls_call_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
+{
+	struct rdlm_out out = rdlm_out(ls);
+	struct rdlm_slot *s;
+	struct hlist_node *tmp;
+	int bkt;
+
+	ls->eng.ops->recv(&ls->eng, rx, &out);
+	/* a message may grant, fail or notify any of our requests */
+	hash_for_each_safe(ls->slots, bkt, tmp, s, hash)
+		rdlm_slot_pass(ls, s);
+}
+
+/**
+ * rdlm_ls_call_timer() - an engine timer fired
+ * @ls: lockspace (locked)
+ * @req: engine request, or NULL for the home-side timer
+ * @cookie: the cookie it was armed with
+ */
+void rdlm_ls_call_timer(struct rdlm_lockspace *ls, struct rdlm_req *req,
+			u64 cookie)
+{
+	struct rdlm_out out = rdlm_out(ls);
+	struct rdlm_slot *s = rdlm_req_slot(req);
+
+	if (req && !req->busy)
+		return;
+	ls->eng.ops->timer(&ls->eng, req, cookie, &out);
+	rdlm_ls_after(ls, s);
+}
+
+/* ---- lock manager messages, requester side ---------------------------- */
+
+/**
+ * rdlm_lm_recv() - a lock manager message arrived
+ * @ls: lockspace (locked)
+ * @rx: message, src translated to an engine index
+ */
+void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
+{
+	const struct rdlm_msg *m = &rx->msg;
+	struct rdlm_lkb *lkb;
+	struct rdlm_slot *s;
+	struct rdlm_res *res;
+	u8 *dst;
+
+	if (rdlm_lm_home_recv(ls, rx))
+		return;
+	switch (m->type) {
+	case RDLM_LM_LVB_ACK:
+		s = rdlm_slot_find(ls, rx->src, m->slot);
+		if (s && s->lvb_puts) {
+			s->lvb_puts--;
+			rdlm_slot_pass(ls, s);
+		}
+		break;
+	case RDLM_LM_LVB_VAL0:
+	case RDLM_LM_LVB_VAL1:
+		lkb = xa_load(&ls->lkbs, (unsigned long)m->reqid);
+		if (!lkb || !lkb->lvb_wait || lkb->state == RDLM_LKB_DEAD)
+			break;
+		res = lkb->res;
+		if (m->type == RDLM_LM_LVB_VAL0) {
+			dst = res->lvb;
+			lkb->lvb_got_first = true;
+		} else if (lkb->lvb_got_first) {
+			dst = res->lvb + 16;
+		} else {
+			break;
+		}
+		memcpy(dst, &m->token, 8);
+		memcpy(dst + 8, &m->arg, 8);
+		if (m->type == RDLM_LM_LVB_VAL1) {
+			res->lvb_invalid = m->flags & RDLM_LM_F_INVALID;
+			res->lvb_cached = res->slot->state == RDLM_SLOT_OWNED &&
+					  !res->slot->lost;
+			rdlm_lkb_granted(ls, lkb, true);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * rdlm_lm_send_failed() - a lock manager message could not be delivered
+ * @ls: lockspace (locked)
+ * @cqe: its completion
+ */
+void rdlm_lm_send_failed(struct rdlm_lockspace *ls, const struct rdlm_cqe *cqe)
+{
+	u64 ck = cqe->cookie;
+	struct rdlm_lkb *lkb;
+	struct rdlm_slot *s;
+
+	if ((ck & (RDLM_LM_CK_PUT | RDLM_LM_CK_GET)) == RDLM_LM_CK_PUT) {
+		s = rdlm_slot_find(ls, (ck >> 32) & 0xffff, (u32)ck);
+		if (s && s->lvb_puts) {
+			s->lvb_puts--;
+			rdlm_slot_pass(ls, s);
+		}
+	} else if ((ck & (RDLM_LM_CK_PUT | RDLM_LM_CK_GET)) == RDLM_LM_CK_GET) {
+		lkb = xa_load(&ls->lkbs, (unsigned long)(u32)ck);
+		if (lkb && lkb->lvb_wait && lkb->state != RDLM_LKB_DEAD) {
+			lkb->res->lvb_invalid = true;
+			rdlm_lkb_granted(ls, lkb, true);
+		}
+	}
+}
+
+/* Write @lvb (or invalidate it) at the home of @res before the word goes. */
+static void rdlm_lvb_put(struct rdlm_lockspace *ls, struct rdlm_res *res,
+			 const u8 *lvb, bool invalid)
+{
+	struct rdlm_slot *s = res->slot;
+	static const u8 zero[RDLM_LVB_MAX];
+
+	if (s->state != RDLM_SLOT_OWNED || s->lost)
+		return;
+	if (lvb)
+		memcpy(res->lvb, lvb, RDLM_LVB_MAX);
+	res->lvb_invalid = invalid;
+	res->lvb_cached = true;
+	s->lvb_puts++;
+	rdlm_lm_send_lvb(ls, s->home, RDLM_LM_LVB_PUT0, s->slot,
+			 invalid ? RDLM_LM_F_INVALID : 0, res->key,
+			 lvb ? res->lvb : zero,
+			 RDLM_LM_CK_PUT | (u64)s->home << 32 | s->slot);
+}
+
+/* ---- the exported API -------------------------------------------------- */
+
+static void rdlm_lkb_timeout(struct timer_list *t)
+{
+	struct rdlm_lkb *lkb = from_timer(lkb, t, timeout);
+	struct rdlm_lockspace *ls = lkb->ls;
+
+	spin_lock_bh(&ls->lock);
+	if (lkb->rqmode >= 0 && lkb->state != RDLM_LKB_DEAD) {
+		struct rdlm_slot *s = lkb->res->slot;
+
+		rdlm_lkb_fail(ls, lkb, -ETIMEDOUT);
+		rdlm_slot_pass(ls, s);
+	}
+	rdlm_ls_unlock(ls);
+}
+
+/* Put @lkb's request for @mode in the queue of its name, or answer at once. */
+static int rdlm_request(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+			int mode, u32 flags, unsigned int timeout_ms)
+{
+	struct rdlm_res *res = lkb->res;
+	struct rdlm_slot *s = res->slot;
+	struct rdlm_lkb *w;
+
+	lkb->rqmode = mode;
+	lkb->flags = flags;
+	lkb->wait_start = ktime_get_ns();
+	ls->st.requests++;
+	if (lkb->state == RDLM_LKB_CONVERTING) {
+		/* conversions go before new requests, as in fs/dlm */
+		list_for_each_entry(w, &res->waiting, wt_entry)
+			if (w->state != RDLM_LKB_CONVERTING)
+				break;
+		list_add_tail(&lkb->wt_entry, &w->wt_entry);
+	} else {
+		list_add_tail(&lkb->wt_entry, &res->waiting);
+	}
+
+	if (list_first_entry(&res->waiting, struct rdlm_lkb, wt_entry) ==
+	    lkb && rdlm_grantable(ls, lkb)) {
+		rdlm_lkb_grant(ls, lkb);
+		rdlm_slot_pass(ls, s);
+		return 0;
+	}
+	if (flags & RDLM_LKF_NOQUEUE) {
+		bool local = list_first_entry(&res->waiting, struct rdlm_lkb,
+					      wt_entry) != lkb;
+
+		list_for_each_entry(w, &res->granted, gr_entry)
+			if (w != lkb && !rdlm_compat(mode, w->grmode))
+				local = true;
+		if (local || s->state != RDLM_SLOT_IDLE) {
+			if (flags & RDLM_LKF_NOQUEUEBAST)
+				rdlm_bast_blockers(lkb);
+			rdlm_lkb_fail(ls, lkb, -EAGAIN);
+			rdlm_slot_pass(ls, s);
+			return 0;
+		}
+		/* ask the word once; the first answer decides */
+		rdlm_slot_acquire(ls, s, rdlm_engine_mode(mode), true);
+		if (s->state == RDLM_SLOT_IDLE)
+			rdlm_lkb_fail(ls, lkb, -EAGAIN);
+		return 0;
+	}
+	if (timeout_ms)
+		mod_timer(&lkb->timeout,
+			  jiffies + msecs_to_jiffies(timeout_ms));
+	rdlm_slot_pass(ls, s);
+	return 0;
+}
+
+static int rdlm_check_ls(struct rdlm_lockspace *ls, u32 home)
+{
+	if (ls->dead)
+		return -ENOLCK;
+	if (!rdlm_fabric_ls_ready(ls->fls, ls->members[home]))
+		return -ENOTCONN;
+	return 0;
+}
+
+static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
+			struct rdlm_lksb *lksb, u32 flags,
+			unsigned int timeout_ms)
+{
+	struct rdlm_lkb *lkb, *w;
+	struct rdlm_res *res;
+	struct rdlm_slot *s;
+	int ret;
+
+	spin_lock_bh(&ls->lock);
+	lkb = xa_load(&ls->lkbs, lksb->lkid);
+	ret = -ENOENT;
+	if (!lkb || lkb->state == RDLM_LKB_DEAD)
+		goto out;
+	ret = -EBUSY;
+	if (lkb->state != RDLM_LKB_GRANTED || lkb->lvb_wait)
+		goto out;
+	ret = -ENOLCK;
+	if (ls->dead || lkb->lost)
+		goto out;
+	res = lkb->res;
+	s = res->slot;
+	ret = rdlm_check_ls(ls, s->home);
+	if (ret)
+		goto out;
+
+	/* going down: at once; PW/EX hand their LVB to the home first */
+	if (mode <= lkb->grmode && !(mode == RDLM_LOCK_PW &&
+				     lkb->grmode == RDLM_LOCK_PR)) {
+		if (lkb->grmode >= RDLM_LOCK_PW && mode < RDLM_LOCK_PW &&
+		    (flags & (RDLM_LKF_VALBLK | RDLM_LKF_IVVALBLK)))
+			rdlm_lvb_put(ls, res, lksb->lvb,
+				     flags & RDLM_LKF_IVVALBLK);
+		lkb->grmode = mode;
+		lkb->bast_sent = false;
+		lkb->lksb = lksb;
+		ls->st.requests++;
+		ls->st.grants++;
+		rdlm_queue_ast(lkb, 0, 0, false);
+		rdlm_slot_pass(ls, s);
+		ret = 0;
+		goto out;
+	}
+
+	/* two up-conversions that block each other: refuse the second */
+	list_for_each_entry(w, &res->waiting, wt_entry) {
+		if (w->state == RDLM_LKB_CONVERTING &&
+		    !rdlm_compat(w->rqmode, lkb->grmode) &&
+		    !rdlm_compat(mode, w->grmode)) {
+			ret = -EDEADLK;
+			goto out;
+		}
+	}
+	lkb->lksb = lksb;
+	lkb->state = RDLM_LKB_CONVERTING;
+	lkb->bast_sent = false;
+	/*
+	 * A hold of the word too weak for the new mode cannot be upgraded
+	 * while we hold it: demote to NL while waiting (fs/dlm CONVDEADLK).
+	 */
+	if (lkb->grmode > RDLM_LOCK_NL && s->state == RDLM_SLOT_OWNED &&
+	    !rdlm_covers(s->own_mode, mode)) {
+		lkb->grmode = RDLM_LOCK_NL;
+		lkb->demoted = true;
+	}
+	ret = rdlm_request(ls, lkb, mode, flags, timeout_ms);
+out:
+	rdlm_ls_unlock(ls);
+	return ret;
+}
+
+static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
+		       struct rdlm_lksb *lksb, u32 flags, const void *name,
+		       unsigned int namelen, unsigned int timeout_ms,
+		       void (*ast)(void *arg), void *arg,
+		       void (*bast)(void *arg, int mode), void *bast_arg)
+{
+	struct rdlm_lkb *lkb;
+	struct rdlm_res *res;
+	u32 id;
+	int ret;
+
+	if (!ls || !lksb || mode < RDLM_LOCK_NL || mode > RDLM_LOCK_EX ||
+	    (flags & ~(RDLM_LKF_NOQUEUE | RDLM_LKF_CONVERT | RDLM_LKF_VALBLK |
+		       RDLM_LKF_NOQUEUEBAST)))
+		return -EINVAL;
+	if (flags & RDLM_LKF_CONVERT)
+		return rdlm_convert(ls, mode, lksb, flags, timeout_ms);
+	if (!name || !namelen || namelen > RDLM_NAME_MAX)
+		return -EINVAL;
+
+	lkb = kzalloc(sizeof(*lkb), GFP_ATOMIC);
+	if (!lkb)
+		return -ENOMEM;
+	lkb->ls = ls;
+	lkb->grmode = -1;
+	lkb->rqmode = -1;
+	lkb->lksb = lksb;
+	lkb->ast = ast;
+	lkb->arg = arg;
+	lkb->bast = bast;
+	lkb->bast_arg = bast_arg;
+	INIT_LIST_HEAD(&lkb->gr_entry);
+	INIT_LIST_HEAD(&lkb->wt_entry);
+	timer_setup(&lkb->timeout, rdlm_lkb_timeout, 0);
+
+	spin_lock_bh(&ls->lock);
+	ret = -ENOLCK;
+	if (ls->dead)
+		goto out_free;
+	ret = -ENOMEM;
+	res = rdlm_res_get(ls, name, namelen);
+	if (!res)
+		goto out_free;
+	ret = rdlm_check_ls(ls, res->slot->home);
+	if (!ret)
+		ret = xa_alloc_cyclic(&ls->lkbs, &id, lkb, xa_limit_31b,
+				      &ls->next_lkid, GFP_ATOMIC);
+	if (ret < 0) {
+		rdlm_res_put(ls, res);
+		goto out_free;
+	}
+	lkb->lkid = id;
+	lkb->res = res;
+	res->nr_lkbs++;
+	lksb->lkid = id;
+	atomic_inc(&ls->nr_lkbs);
+	ret = rdlm_request(ls, lkb, mode, flags, timeout_ms);
+	rdlm_ls_unlock(ls);
+	return ret;
+
+out_free:
+	rdlm_ls_unlock(ls);
+	kfree(lkb);
+	return ret;
+}
+
+/**
+ * rdlm_lock() - request a lock on a resource name, or convert one
+ * @ls: lockspace from rdlm_lockspace_find()
+ * @mode: RDLM_LOCK_NL, _PR, _PW or _EX
+ * @lksb: status block; its lkid is set before this returns (new locks) or
+ *	names the lock to convert (RDLM_LKF_CONVERT)
+ * @flags: RDLM_LKF_NOQUEUE, _CONVERT, _VALBLK, _NOQUEUEBAST
+ * @name: resource name (binary), ignored with RDLM_LKF_CONVERT
+ * @namelen: 1..RDLM_NAME_MAX bytes
+ * @timeout_ms: fail with -ETIMEDOUT after waiting this long; 0 = never
+ * @ast: completion callback, called once per accepted request
+ * @arg: argument of @ast and @bast
+ * @bast: blocking callback (may be NULL): someone waits for a mode this
+ *	granted lock blocks; at most one until the lock is converted
+ *
+ * On success the request is queued and @ast runs later, in process
+ * context, with @lksb->status: 0 (granted), -EAGAIN (NOQUEUE), -ETIMEDOUT,
+ * -RDLM_ECANCEL, -EDEADLK, -ENOLCK (lockspace went away), -ENOTCONN. A
+ * failed first request leaves no lock; a failed conversion keeps the old
+ * mode. An up-conversion this node cannot take without giving up its hold
+ * of the lock word is demoted to NL while it waits (RDLM_SBF_DEMOTED), as
+ * fs/dlm's DLM_LKF_CONVDEADLK does. A granted lock whose lease expired gets
+ * one more @ast with -ENOLCK and RDLM_SBF_LOST and must still be unlocked.
+ *
+ * Context: any context but hard interrupts, with interrupts enabled; never
+ * sleeps.
+ * Return: 0 (queued), -EINVAL, -ENOMEM, -ENOLCK, -ENOTCONN (home of the
+ * name not connected), and for conversions -ENOENT (no such lock), -EBUSY
+ * (a request of the lock waits) or -EDEADLK (conversion deadlock).
+ */
+int rdlm_lock(struct rdlm_lockspace *ls, int mode, struct rdlm_lksb *lksb,
+	      u32 flags, const void *name, unsigned int namelen,
+	      unsigned int timeout_ms, void (*ast)(void *arg), void *arg,
+	      void (*bast)(void *arg, int mode))
+{
+	return __rdlm_lock(ls, mode, lksb, flags, name, namelen, timeout_ms,
+			   ast, arg, bast, arg);
+}
+EXPORT_SYMBOL_GPL(rdlm_lock);
+
+/* @ast NULL keeps the lock's ast; @arg always replaces its argument. */
+static int __rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
+			 struct rdlm_lksb *lksb, void (*ast)(void *arg),
+			 void *arg)
+{
+	struct rdlm_lkb *lkb;
+	struct rdlm_slot *s;
+	int ret;
+
+	if (!ls || (flags & ~(RDLM_LKF_VALBLK | RDLM_LKF_IVVALBLK |
+			      RDLM_LKF_CANCEL)))
+		return -EINVAL;
+	spin_lock_bh(&ls->lock);
+	lkb = xa_load(&ls->lkbs, lkid);
+	ret = -ENOENT;
+	if (!lkb || lkb->state == RDLM_LKB_DEAD)
+		goto out;
+	s = lkb->res->slot;
+	if (flags & RDLM_LKF_CANCEL) {
+		ret = -EALREADY;
+		if (lkb->rqmode < 0 && !lkb->lvb_wait)
+			goto out;
+		if (lkb->lvb_wait) {
+			/* granted already, the LVB is on its way */
+			ret = -EALREADY;
+			goto out;
+		}
+		if (ast)
+			lkb->ast = ast;
+		lkb->arg = arg;
+		rdlm_lkb_fail(ls, lkb, -RDLM_ECANCEL);
+		rdlm_slot_pass(ls, s);
+		ret = 0;
+		goto out;
+	}
+	ret = -EBUSY;
+	if (lkb->rqmode >= 0 || lkb->lvb_wait)
+		goto out;
+	if (lksb)
+		lkb->lksb = lksb;
+	if (ast)
+		lkb->ast = ast;
+	lkb->arg = arg;
+	if (lkb->grmode >= RDLM_LOCK_PW && !lkb->lost &&
+	    (flags & (RDLM_LKF_VALBLK | RDLM_LKF_IVVALBLK)))
+		rdlm_lvb_put(ls, lkb->res, lkb->lksb->lvb,
+			     flags & RDLM_LKF_IVVALBLK);
+	list_del_init(&lkb->gr_entry);
+	lkb->grmode = -1;
+	ls->st.unlocks++;
+	rdlm_lkb_kill(lkb, -RDLM_EUNLOCK, 0);
+	rdlm_slot_pass(ls, s);
+	ret = 0;
+out:
+	rdlm_ls_unlock(ls);
+	return ret;
+}
+
+/**
+ * rdlm_unlock() - release a lock, or cancel its waiting request
+ * @ls: lockspace
+ * @lkid: the lock (&rdlm_lksb.lkid)
+ * @flags: RDLM_LKF_VALBLK (write the LVB from PW/EX), _IVVALBLK (mark it
+ *	invalid), _CANCEL (cancel the waiting request instead)
+ * @lksb: NULL, or a status block replacing the lock's for this completion
+ *	(and the LVB source with RDLM_LKF_VALBLK)
+ * @arg: the lock's ast is called with this argument from now on
+ *
+ * An unlock completes with -RDLM_EUNLOCK, after which the lock id is gone.
+ * A cancelled request completes with -RDLM_ECANCEL, unless it was granted
+ * first.
+ *
+ * Context: as rdlm_lock().
+ * Return: 0 (the ast follows), -EINVAL, -ENOENT (no such lock), -EBUSY
+ * (a request of the lock waits: cancel it first), -EALREADY (nothing to
+ * cancel).
+ */
+int rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
+		struct rdlm_lksb *lksb, void *arg)
+{
+	/* the lock's ast stays, with the new argument */
+	return __rdlm_unlock(ls, lkid, flags, lksb, NULL, arg);
+}
+EXPORT_SYMBOL_GPL(rdlm_unlock);
+
+struct rdlm_waiter {
+	struct completion done;
+};
+
+static void rdlm_wake(void *arg)
+{
+	complete(&((struct rdlm_waiter *)arg)->done);
+}
+
+/* The waiter on the stack is gone: later completions go to lksb only. */
+static void rdlm_forget_ast(struct rdlm_lockspace *ls, u32 lkid, void *w)
+{
+	struct rdlm_lkb *lkb;
+
+	spin_lock_bh(&ls->lock);
+	lkb = xa_load(&ls->lkbs, lkid);
+	if (lkb && lkb->arg == w) {
+		lkb->ast = NULL;
+		lkb->arg = NULL;
+	}
+	rdlm_ls_unlock(ls);
+}
+
+/**
+ * rdlm_lock_wait() - rdlm_lock() that waits for the completion
+ * @ls: lockspace
+ * @mode: as rdlm_lock()
+ * @lksb: as rdlm_lock()
+ * @flags: as rdlm_lock()
+ * @name: as rdlm_lock()
+ * @namelen: as rdlm_lock()
+ * @timeout_ms: as rdlm_lock()
+ * @bast: blocking callback, may be NULL
+ * @arg: its argument
+ *
+ * The lock has no completion callback afterwards: later completions (its
+ * unlock, a lost lease) show in @lksb only.
+ *
+ * Context: process context, sleeps (uninterruptibly: use @timeout_ms).
+ * Return: 0 when granted, else the request's status (-EAGAIN, -ETIMEDOUT,
+ * ...) or rdlm_lock()'s error.
+ */
+int rdlm_lock_wait(struct rdlm_lockspace *ls, int mode,
+		   struct rdlm_lksb *lksb, u32 flags, const void *name,
+		   unsigned int namelen, unsigned int timeout_ms,
+		   void (*bast)(void *arg, int mode), void *arg)
+{
+	struct rdlm_waiter w;
+	int ret;
+
+	might_sleep();
+	init_completion(&w.done);
+	ret = __rdlm_lock(ls, mode, lksb, flags, name, namelen, timeout_ms,
+			  rdlm_wake, &w, bast, arg);
+	if (ret)
+		return ret;
+	wait_for_completion(&w.done);
+	rdlm_forget_ast(ls, lksb->lkid, &w);
+	return lksb->status;
+}
+EXPORT_SYMBOL_GPL(rdlm_lock_wait);
+
+/**
+ * rdlm_unlock_wait() - unlock @lksb's lock and wait for the completion
+ * @ls: lockspace
+ * @lksb: status block of the lock
+ * @flags: RDLM_LKF_VALBLK or _IVVALBLK
+ *
+ * Context: process context, sleeps.
+ * Return: 0 once released, or rdlm_unlock()'s error.
+ */
+int rdlm_unlock_wait(struct rdlm_lockspace *ls, struct rdlm_lksb *lksb,
+		     u32 flags)
+{
+	struct rdlm_waiter w;
+	int ret;
+
+	might_sleep();
+	if (flags & RDLM_LKF_CANCEL)
+		return -EINVAL;
+	init_completion(&w.done);
+	ret = __rdlm_unlock(ls, lksb->lkid, flags, lksb, rdlm_wake, &w);
+	if (ret)
+		return ret;
+	wait_for_completion(&w.done);
+	return lksb->status == -RDLM_EUNLOCK ? 0 : lksb->status;
+}
+EXPORT_SYMBOL_GPL(rdlm_unlock_wait);
+
+/* ---- lockspace going away ----------------------------------------------- */
+
+/**
+ * rdlm_ls_fail_all() - every request fails, every held lock is lost
+ * @ls: lockspace (locked, dead)
+ */
+void rdlm_ls_fail_all(struct rdlm_lockspace *ls)
+{
+	struct rdlm_lkb *lkb;
+	unsigned long id;
+
+	xa_for_each(&ls->lkbs, id, lkb) {
+		if (lkb->state == RDLM_LKB_DEAD)
+			continue;
+		if (lkb->rqmode >= 0)
+			rdlm_lkb_unwait(lkb);
+		if (lkb->state == RDLM_LKB_GRANTED ||
+		    lkb->state == RDLM_LKB_CONVERTING) {
+			list_del_init(&lkb->gr_entry);
+			lkb->grmode = -1;
+			ls->st.lost++;
+			rdlm_lkb_kill(lkb, -ENOLCK, RDLM_SBF_LOST);
+		} else {
+			ls->st.fails++;
+			rdlm_lkb_kill(lkb, -ENOLCK, 0);
+		}
+	}
+}
+
+/**
+ * rdlm_ls_free_slots() - free what is left once no lock is
+ * @ls: lockspace (locked, dead, no locks)
+ */
+void rdlm_ls_free_slots(struct rdlm_lockspace *ls)
+{
+	struct rdlm_slot *s;
+	struct rdlm_res *res;
+	struct hlist_node *tmp;
+	int bkt;
+
+	hash_for_each_safe(ls->res, bkt, tmp, res, hash) {
+		hash_del(&res->hash);
+		list_del(&res->slot_entry);
+		kfree(res);
+	}
+	hash_for_each_safe(ls->slots, bkt, tmp, s, hash) {
+		hash_del(&s->hash);
+		kfree(s);
+	}
+}
+
+/**
+ * rdlm_ls_dump_locks() - one line per lock, for debugfs
+ * @ls: lockspace (locked)
+ * @m: seq_file
+ */
+void rdlm_ls_dump_locks(struct rdlm_lockspace *ls, struct seq_file *m)
+{
+	static const char *const state[] = { "waiting", "granted",
+					     "converting", "dead" };
+	struct rdlm_lkb *lkb;
+	unsigned long id;
+
+	xa_for_each(&ls->lkbs, id, lkb) {
+		struct rdlm_slot *s = lkb->res->slot;
+
+		seq_printf(m, "lock %u %s gr %d rq %d home %u slot %u hold %d/%u name %*phN\n",
+			   lkb->lkid, state[lkb->state], lkb->grmode,
+			   lkb->rqmode, ls->members[s->home], s->slot,
+			   s->state, s->own_mode, lkb->res->namelen,
+			   lkb->res->name);
+	}
+}

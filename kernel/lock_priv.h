@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rdlm: the lock manager's private structures (kernel/lockspace.c,
+ * kernel/lock.c).
+ *
+ * A lockspace on this node is one engine instance bound to one fabric
+ * lockspace. Resource names hash to a (home, slot) lock word. This node
+ * takes a slot once, through one engine request, for all its local locks on
+ * the names that hash there (struct rdlm_slot); each name keeps its own
+ * granted list and FIFO of waiting requests (struct rdlm_res), so that two
+ * names sharing a slot only share the node's hold of the word.
+ *
+ * Locking: ls->lock (a BH spinlock) protects every slot, resource and lock
+ * of the lockspace and serialises every engine call. Verb completions may
+ * arrive synchronously from inside rdlm_fabric_post(), that is under
+ * ls->lock, so they are queued on ls->cqes (lock-free) and run by whoever
+ * holds or next takes the lock (rdlm_ls_unlock()).
+ */
+#ifndef RDLM_LOCK_PRIV_H
+#define RDLM_LOCK_PRIV_H
+
+#include <linux/hashtable.h>
+#include <linux/hrtimer.h>
+#include <linux/kref.h>
+#include <linux/llist.h>
+#include <linux/rdlm.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "rdlm.h"
+
+#define RDLM_RES_HASH_BITS	10
+
+/* A node's hold of one lock word. */
+enum rdlm_slot_state {
+	RDLM_SLOT_IDLE,		/* no engine request */
+	RDLM_SLOT_ACQUIRING,	/* engine request waiting */
+	RDLM_SLOT_OWNED,	/* engine granted own_mode */
+	RDLM_SLOT_RELEASING,	/* engine request released or cancelled */
+};
+
+struct rdlm_slot {
+	struct hlist_node hash;
+	u32 home;		/* engine node index of the home */
+	u32 slot;
+	u8 state;		/* enum rdlm_slot_state */
+	u8 own_mode;		/* engine mode asked for or owned */
+	bool trying;		/* acquisition started for a NOQUEUE request */
+	bool remote_waiting;	/* the engine said someone waits behind us */
+	bool lost;		/* the lease expired */
+	struct rdlm_req *req;	/* engine request, NULL when IDLE */
+	u32 local_grants;	/* grants since own: the takeover bound */
+	u32 lvb_puts;		/* LVB writes not yet acknowledged by home */
+	struct list_head resources;
+};
+
+struct rdlm_res {
+	struct hlist_node hash;
+	struct list_head slot_entry;
+	struct rdlm_slot *slot;
+	u64 key;		/* 64-bit hash of the name: the LVB's key */
+	struct list_head granted;
+	struct list_head waiting;	/* FIFO */
+	u32 nr_lkbs;		/* locks of this name, until freed */
+	bool lvb_cached;	/* lvb is the home's copy, slot owned */
+	bool lvb_invalid;
+	u8 lvb[RDLM_LVB_MAX];
+	u8 namelen;
+	u8 name[RDLM_NAME_MAX];
+};
+
+enum rdlm_lkb_state {
+	RDLM_LKB_NEW,		/* first request waiting */
+	RDLM_LKB_GRANTED,
+	RDLM_LKB_CONVERTING,
+	RDLM_LKB_DEAD,		/* final completion queued; lkid gone */
+};
+
+/* Pending user callbacks of a lock. */
+#define RDLM_CB_AST	0x1
+#define RDLM_CB_BAST	0x2
+#define RDLM_CB_FREE	0x4	/* free the lock after its callbacks */
+#define RDLM_MAX_ASTS	4	/* completions queued before the ast ran */
+
+struct rdlm_lkb {
+	struct rdlm_lockspace *ls;
+	struct rdlm_res *res;
+	u32 lkid;
+	u8 state;		/* enum rdlm_lkb_state */
+	s8 grmode;		/* granted RDLM_LOCK_*, -1 none */
+	s8 rqmode;		/* waiting RDLM_LOCK_*, -1 none */
+	u32 flags;		/* RDLM_LKF_* of the waiting request */
+	bool lvb_wait;		/* granted, waiting for the LVB from home */
+	bool lvb_got_first;	/* first half of the LVB arrived */
+	bool bast_sent;		/* coalescing: cleared on convert */
+	bool lost;
+	struct list_head gr_entry;	/* res->granted, while grmode >= 0 */
+	struct list_head wt_entry;	/* res->waiting, while rqmode >= 0 */
+	bool demoted;		/* up-conversion demoted to NL while waiting */
+	void *bast_arg;
+	u8 lvb_snap[RDLM_LVB_MAX];	/* LVB read for the pending grant */
+	struct rdlm_lksb *lksb;
+	void (*ast)(void *arg);
+	void (*bast)(void *arg, int mode);
+	void *arg;
+	struct timer_list timeout;
+	u64 wait_start;
+	/* callbacks, under ls->lock */
+	struct list_head cb_entry;	/* ls->cb_list, if cb_flags */
+	u8 cb_flags;
+	u8 nr_asts;
+	struct {
+		int status;
+		u32 sbflags;
+		bool lvb;	/* copy lvb_snap to lksb->lvb first */
+	} asts[RDLM_MAX_ASTS];
+	int cb_bast_mode;
+};
+
+/* The timer of one engine request, with the way back to its lockspace. */
+struct rdlm_req_timer {
+	struct hrtimer timer;
+	struct rdlm_lockspace *ls;
+	u64 cookie;
+};
+
+struct rdlm_lockspace {
+	struct kref ref;
+	struct list_head entry;		/* rdlm_lockspaces */
+	char name[RDLM_LS_NAME_MAX];
+	struct rdlm_fabric_ls *fls;
+	struct rdlm_engine eng;
+	u32 nr_members;
+	u32 members[RDLM_MAX_MEMBERS];	/* node ids, ascending */
+	u32 self;			/* engine index of this node */
+	u32 nr_slots;
+	u32 local_grants_max;
+	kuid_t uid;
+	kgid_t gid;
+	umode_t mode;
+
+	spinlock_t lock;		/* see the top of this file */
+	bool dead;
+	struct llist_head cqes;		/* completions waiting for ls->lock */
+	DECLARE_HASHTABLE(slots, RDLM_RES_HASH_BITS);
+	DECLARE_HASHTABLE(res, RDLM_RES_HASH_BITS);
+	struct xarray lkbs;		/* lkid -> lock */
+	u32 next_lkid;
+	struct rdlm_req_timer *req_timers;	/* one per engine request */
+	struct hrtimer home_timer;
+	u64 home_cookie;
+	struct rdlm_lockspace_stats st;
+
+	/* LVBs this node keeps as a home, by resource key */
+	struct xarray lvbs;
+	struct rdlm_lvb_stage *stage;	/* first halves, per sender */
+
+	struct list_head cb_list;	/* locks with callbacks to run */
+	struct work_struct cb_work;
+	struct workqueue_struct *wq;
+	atomic_t nr_lkbs;
+	wait_queue_head_t wait;
+	struct dentry *debugfs;
+};
+
+/* Lock manager messages (SEND, struct rdlm_msg.type), next to the engines'. */
+#define RDLM_LM_MSG_FIRST	0x100
+#define RDLM_LM_LVB_PUT0	0x100	/* holder -> home: LVB bytes 0-15 */
+#define RDLM_LM_LVB_PUT1	0x101	/* bytes 16-31, then home acks */
+#define RDLM_LM_LVB_ACK		0x102	/* home -> holder: stored */
+#define RDLM_LM_LVB_GET		0x103	/* grantee -> home: send the LVB */
+#define RDLM_LM_LVB_VAL0	0x104	/* home -> grantee: bytes 0-15 */
+#define RDLM_LM_LVB_VAL1	0x105	/* bytes 16-31 */
+#define RDLM_LM_F_INVALID	0x01	/* the LVB is not valid */
+
+/* Cookies of lock manager messages, handed back when one fails. */
+#define RDLM_LM_CK_PUT		BIT_ULL(62)	/* | home << 32 | slot */
+#define RDLM_LM_CK_GET		BIT_ULL(63)	/* | lkid */
+
+/* lockspace.c */
+void rdlm_ls_unlock(struct rdlm_lockspace *ls) __releases(&ls->lock);
+void rdlm_ls_verb_done(void *ctx, const struct rdlm_cqe *cqe);
+void rdlm_ls_lm_done(void *ctx, const struct rdlm_cqe *cqe);
+void rdlm_ls_fail_cqe(struct rdlm_lockspace *ls, const struct rdlm_verb *v,
+		      int status);
+u32 rdlm_ls_node_index(struct rdlm_lockspace *ls, u32 nodeid);
+void rdlm_ls_arm(struct rdlm_lockspace *ls, struct rdlm_req *req,
+		 u64 delay_ns, u64 cookie);
+void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
+		      u8 flags, u64 reqid, const u8 *lvb, u64 cookie);
+void rdlm_lm_send_msg(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
+		      u64 reqid, u64 cookie);
+bool rdlm_lm_home_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
+
+/* lock.c */
+void rdlm_ls_call_complete(struct rdlm_lockspace *ls,
+			   const struct rdlm_cqe *cqe);
+void rdlm_ls_call_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
+void rdlm_ls_call_timer(struct rdlm_lockspace *ls, struct rdlm_req *req,
+			u64 cookie);
+void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
+void rdlm_lm_send_failed(struct rdlm_lockspace *ls,
+			 const struct rdlm_cqe *cqe);
+void rdlm_ls_cb_work(struct work_struct *work);
+void rdlm_ls_fail_all(struct rdlm_lockspace *ls);
+void rdlm_ls_free_slots(struct rdlm_lockspace *ls);
+void rdlm_ls_dump_locks(struct rdlm_lockspace *ls, struct seq_file *m);
+
+#endif /* RDLM_LOCK_PRIV_H */

@@ -1,0 +1,699 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlm: lockspaces on this node, and their glue to engine and fabric.
+ *
+ * configfs enables a lockspace: the fabric side is created first, then
+ * rdlm_lockspace_create() puts an engine instance on top of it and makes it
+ * findable by name. Everything the engine hears (verb completions, messages,
+ * timers) comes in here, is serialised by ls->lock and handed to the engine
+ * through rdlm_ls_call_*() in lock.c. Disabling fails every waiting
+ * request, reports every held lock lost, and waits for the callbacks.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+#include "lock_priv.h"
+
+static DEFINE_MUTEX(rdlm_ls_mutex);
+static LIST_HEAD(rdlm_lockspaces);
+
+/* ---- completions: queued, then run under ls->lock ------------------ */
+
+struct rdlm_cqe_ev {
+	struct llist_node node;
+	struct rdlm_cqe cqe;
+	bool lm;		/* of a lock manager message, not the engine */
+};
+
+static void rdlm_ls_run_cqes(struct rdlm_lockspace *ls)
+{
+	struct llist_node *list = llist_reverse_order(llist_del_all(&ls->cqes));
+	struct rdlm_cqe_ev *ev, *tmp;
+
+	llist_for_each_entry_safe(ev, tmp, list, node) {
+		if (ev->lm)
+			rdlm_lm_send_failed(ls, &ev->cqe);
+		else
+			rdlm_ls_call_complete(ls, &ev->cqe);
+		kfree(ev);
+	}
+}
+
+/*
+ * Run queued completions unless someone holds ls->lock: then the holder
+ * runs them when it unlocks.
+ */
+static void rdlm_ls_drain(struct rdlm_lockspace *ls)
+{
+	while (!llist_empty(&ls->cqes) && spin_trylock_bh(&ls->lock)) {
+		rdlm_ls_run_cqes(ls);
+		spin_unlock_bh(&ls->lock);
+		/* as in rdlm_ls_unlock() */
+		smp_mb();
+	}
+}
+
+/**
+ * rdlm_ls_unlock() - drop ls->lock, then run completions that came meanwhile
+ * @ls: lockspace
+ *
+ * A completion that found the lock taken was queued on ls->cqes; its poster
+ * relies on the holder to run it.
+ */
+void rdlm_ls_unlock(struct rdlm_lockspace *ls)
+	__releases(&ls->lock)
+{
+	spin_unlock_bh(&ls->lock);
+	/* the unlock before the list check; pairs with llist_add() */
+	smp_mb();
+	rdlm_ls_drain(ls);
+}
+
+static void rdlm_ls_queue_cqe(struct rdlm_lockspace *ls,
+			      const struct rdlm_cqe *cqe, bool lm)
+{
+	struct rdlm_cqe_ev *ev = kmalloc(sizeof(*ev), GFP_ATOMIC);
+
+	if (!ev) {
+		/* nothing else can carry it: the request stays waiting */
+		pr_err_ratelimited("lockspace %s: completion dropped\n",
+				   ls->name);
+		return;
+	}
+	ev->cqe = *cqe;
+	ev->lm = lm;
+	llist_add(&ev->node, &ls->cqes);
+	rdlm_ls_drain(ls);
+}
+
+/**
+ * rdlm_ls_fail_cqe() - complete a verb that could not be posted
+ * @ls: lockspace (locked)
+ * @v: the verb
+ * @status: -errno
+ *
+ * The engine hears of it after the current call, as of any completion.
+ */
+void rdlm_ls_fail_cqe(struct rdlm_lockspace *ls, const struct rdlm_verb *v,
+		      int status)
+{
+	struct rdlm_cqe cqe = {
+		.req = v->req, .cookie = v->cookie, .kind = v->kind,
+		.status = status,
+	};
+
+	rdlm_ls_queue_cqe(ls, &cqe, false);
+}
+
+/* rdlm_fabric_done_t of engine verbs: may run inside rdlm_fabric_post() */
+void rdlm_ls_verb_done(void *ctx, const struct rdlm_cqe *cqe)
+{
+	rdlm_ls_queue_cqe(ctx, cqe, false);
+}
+
+/* rdlm_fabric_done_t of the lock manager's own messages: only failures */
+void rdlm_ls_lm_done(void *ctx, const struct rdlm_cqe *cqe)
+{
+	if (cqe->status)
+		rdlm_ls_queue_cqe(ctx, cqe, true);
+}
+
+/* ---- fabric callbacks and timers ----------------------------------- */
+
+/**
+ * rdlm_ls_node_index() - engine index of a node id
+ * @ls: lockspace
+ * @nodeid: node id
+ *
+ * Return: the index, or U32_MAX for a node that is not a member.
+ */
+u32 rdlm_ls_node_index(struct rdlm_lockspace *ls, u32 nodeid)
+{
+	u32 i;
+
+	for (i = 0; i < ls->nr_members; i++)
+		if (ls->members[i] == nodeid)
+			return i;
+	return U32_MAX;
+}
+
+static void rdlm_ls_recv(void *priv, const struct rdlm_rx *rx)
+{
+	struct rdlm_lockspace *ls = priv;
+	struct rdlm_rx r = *rx;
+
+	r.src = rdlm_ls_node_index(ls, rx->src);
+	if (r.src == U32_MAX)
+		return;
+	spin_lock_bh(&ls->lock);
+	if (!ls->dead) {
+		if (r.kind == RDLM_VERB_SEND && r.msg.type >= RDLM_LM_MSG_FIRST)
+			rdlm_lm_recv(ls, &r);
+		else
+			rdlm_ls_call_recv(ls, &r);
+	}
+	rdlm_ls_unlock(ls);
+}
+
+static void rdlm_ls_peer(void *priv, u32 node, bool up)
+{
+	struct rdlm_lockspace *ls = priv;
+
+	pr_info("lockspace %s: node %u %s\n", ls->name, node,
+		up ? "up" : "down");
+}
+
+static const struct rdlm_fabric_ls_ops rdlm_ls_fabric_ops = {
+	.recv	= rdlm_ls_recv,
+	.peer	= rdlm_ls_peer,
+};
+
+static enum hrtimer_restart rdlm_ls_req_timer(struct hrtimer *t)
+{
+	struct rdlm_req_timer *rt = container_of(t, struct rdlm_req_timer,
+						 timer);
+	struct rdlm_lockspace *ls = rt->ls;
+
+	spin_lock_bh(&ls->lock);
+	if (!ls->dead)
+		rdlm_ls_call_timer(ls, &ls->eng.reqs[rt - ls->req_timers],
+				   rt->cookie);
+	rdlm_ls_unlock(ls);
+	return HRTIMER_NORESTART;
+}
+
+static enum hrtimer_restart rdlm_ls_home_timer(struct hrtimer *t)
+{
+	struct rdlm_lockspace *ls = container_of(t, struct rdlm_lockspace,
+						 home_timer);
+
+	spin_lock_bh(&ls->lock);
+	if (!ls->dead)
+		rdlm_ls_call_timer(ls, NULL, ls->home_cookie);
+	rdlm_ls_unlock(ls);
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * rdlm_ls_arm() - arm the timer of an engine request (or the home's)
+ * @ls: lockspace
+ * @req: engine request, NULL for the home-side timer
+ * @delay_ns: from now
+ * @cookie: handed to the engine when it fires
+ *
+ * Re-arming replaces the expiry; the engine ignores stale cookies.
+ */
+void rdlm_ls_arm(struct rdlm_lockspace *ls, struct rdlm_req *req, u64 delay_ns,
+		 u64 cookie)
+{
+	struct hrtimer *t;
+
+	if (req) {
+		t = &ls->req_timers[req->idx].timer;
+		ls->req_timers[req->idx].cookie = cookie;
+	} else {
+		t = &ls->home_timer;
+		ls->home_cookie = cookie;
+	}
+	hrtimer_start(t, ns_to_ktime(delay_ns), HRTIMER_MODE_REL_SOFT);
+}
+
+static int rdlm_ls_alloc_timers(struct rdlm_lockspace *ls, u32 nr)
+{
+	struct rdlm_req_timer *rt;
+	u32 i;
+
+	rt = kvcalloc(nr, sizeof(*rt), GFP_KERNEL);
+	if (!rt)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		hrtimer_init(&rt[i].timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_SOFT);
+		rt[i].timer.function = rdlm_ls_req_timer;
+		rt[i].ls = ls;
+	}
+	ls->req_timers = rt;
+	return 0;
+}
+
+/* ---- lock value blocks kept here as a home ------------------------- */
+
+struct rdlm_home_lvb {
+	bool invalid;
+	u8 data[RDLM_LVB_MAX];
+};
+
+/* First half of an LVB write, until the second half comes. */
+struct rdlm_lvb_stage {
+	u64 key;
+	bool valid;
+	u8 data[RDLM_LVB_MAX / 2];
+};
+
+static void rdlm_lm_send(struct rdlm_lockspace *ls, u32 node, u16 type,
+			 u32 slot, u8 flags, u64 reqid, const u8 *data,
+			 u64 cookie)
+{
+	struct rdlm_verb v = {
+		.kind = RDLM_VERB_SEND,
+		.node = ls->members[node],
+		.slot = slot,
+		.cookie = cookie,
+	};
+
+	v.msg.type = type;
+	v.msg.flags = flags;
+	v.msg.src = ls->self;
+	v.msg.slot = slot;
+	v.msg.reqid = reqid;
+	if (data) {
+		memcpy(&v.msg.token, data, 8);
+		memcpy(&v.msg.arg, data + 8, 8);
+	}
+	ls->st.verbs[RDLM_VERB_SEND]++;
+	if (rdlm_fabric_post(ls->fls, &v, rdlm_ls_lm_done, ls)) {
+		struct rdlm_cqe cqe = {
+			.cookie = cookie, .kind = RDLM_VERB_SEND,
+			.status = -ENOTCONN,
+		};
+
+		rdlm_ls_lm_done(ls, &cqe);
+	}
+}
+
+/**
+ * rdlm_lm_send_lvb() - send a lock value block in two messages
+ * @ls: lockspace (locked)
+ * @node: engine index of the receiver
+ * @type: RDLM_LM_LVB_PUT0 or RDLM_LM_LVB_VAL0 (the second is type + 1)
+ * @slot: lock word slot
+ * @flags: RDLM_LM_F_* of the second message
+ * @reqid: resource key (PUT) or lock id (VAL)
+ * @lvb: RDLM_LVB_MAX bytes
+ * @cookie: handed back if the second message fails
+ *
+ * Both go on one connection, so the receiver sees them in order.
+ */
+void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
+		      u8 flags, u64 reqid, const u8 *lvb, u64 cookie)
+{
+	rdlm_lm_send(ls, node, type, slot, 0, reqid, lvb, 0);
+	rdlm_lm_send(ls, node, type + 1, slot, flags, reqid, lvb + 16, cookie);
+}
+
+/**
+ * rdlm_lm_send_msg() - send a lock manager message without LVB
+ * @ls: lockspace (locked)
+ * @node: engine index of the receiver
+ * @type: RDLM_LM_*
+ * @slot: slot
+ * @reqid: key or lock id
+ * @cookie: handed back on failure
+ */
+void rdlm_lm_send_msg(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
+		      u64 reqid, u64 cookie)
+{
+	rdlm_lm_send(ls, node, type, slot, 0, reqid, NULL, cookie);
+}
+
+/* Home side: store an LVB written by a releasing holder, then ack. */
+static void rdlm_home_lvb_put(struct rdlm_lockspace *ls,
+			      const struct rdlm_rx *rx)
+{
+	const struct rdlm_msg *m = &rx->msg;
+	struct rdlm_lvb_stage *st = &ls->stage[rx->src];
+	struct rdlm_home_lvb *lvb;
+
+	if (m->type == RDLM_LM_LVB_PUT0) {
+		st->key = m->reqid;
+		st->valid = true;
+		memcpy(st->data, &m->token, 8);
+		memcpy(st->data + 8, &m->arg, 8);
+		return;
+	}
+	if (!st->valid || st->key != m->reqid)
+		return;		/* a half from before a reconnect */
+	st->valid = false;
+	lvb = xa_load(&ls->lvbs, (unsigned long)m->reqid);
+	if (!lvb) {
+		lvb = kzalloc(sizeof(*lvb), GFP_ATOMIC);
+		if (lvb && xa_err(xa_store(&ls->lvbs, (unsigned long)m->reqid,
+					   lvb, GFP_ATOMIC))) {
+			kfree(lvb);
+			lvb = NULL;
+		}
+	}
+	if (lvb) {
+		memcpy(lvb->data, st->data, 16);
+		memcpy(lvb->data + 16, &m->token, 8);
+		memcpy(lvb->data + 24, &m->arg, 8);
+		lvb->invalid = m->flags & RDLM_LM_F_INVALID;
+	}
+	/* acked even without memory: the holder must not wait forever */
+	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot, m->reqid, 0);
+}
+
+/* Home side: answer a new grantee's LVB read. */
+static void rdlm_home_lvb_get(struct rdlm_lockspace *ls,
+			      const struct rdlm_rx *rx)
+{
+	const struct rdlm_msg *m = &rx->msg;
+	struct rdlm_home_lvb *lvb = xa_load(&ls->lvbs, (unsigned long)m->reqid);
+	static const u8 zero[RDLM_LVB_MAX];
+
+	rdlm_lm_send_lvb(ls, rx->src, RDLM_LM_LVB_VAL0, m->slot,
+			 lvb && lvb->invalid ? RDLM_LM_F_INVALID : 0, m->arg,
+			 lvb ? lvb->data : zero, 0);
+}
+
+/**
+ * rdlm_lm_home_recv() - a lock manager message for this node as a home
+ * @ls: lockspace (locked)
+ * @rx: message, src translated to an engine index
+ *
+ * Return: true if it was one.
+ */
+bool rdlm_lm_home_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
+{
+	switch (rx->msg.type) {
+	case RDLM_LM_LVB_PUT0:
+	case RDLM_LM_LVB_PUT1:
+		rdlm_home_lvb_put(ls, rx);
+		return true;
+	case RDLM_LM_LVB_GET:
+		rdlm_home_lvb_get(ls, rx);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ---- life cycle ---------------------------------------------------- */
+
+static int rdlm_u32_cmp(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void rdlm_ls_release(struct kref *ref)
+{
+	struct rdlm_lockspace *ls = container_of(ref, struct rdlm_lockspace,
+						 ref);
+	struct rdlm_home_lvb *lvb;
+	unsigned long key;
+
+	xa_for_each(&ls->lvbs, key, lvb)
+		kfree(lvb);
+	xa_destroy(&ls->lvbs);
+	xa_destroy(&ls->lkbs);
+	rdlm_engine_fini(&ls->eng);
+	kvfree(ls->req_timers);
+	kfree(ls->stage);
+	destroy_workqueue(ls->wq);
+	rdlm_fabric_ls_put(ls->fls);
+	kfree(ls);
+	module_put(THIS_MODULE);
+}
+
+static int rdlm_ls_debugfs_show(struct seq_file *m, void *unused);
+DEFINE_SHOW_ATTRIBUTE(rdlm_ls_debugfs);
+
+/**
+ * rdlm_lockspace_create() - put the lock manager on an enabled fabric lockspace
+ * @cfg: configuration (configfs)
+ * @lsp: the new lockspace
+ *
+ * Takes its own reference on @cfg->fls. May sleep.
+ *
+ * Return: 0, -EEXIST (name in use), -EINVAL (engine parameters), -ENOMEM.
+ */
+int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
+			  struct rdlm_lockspace **lsp)
+{
+	struct rdlm_engine_params p = cfg->params;
+	struct rdlm_lockspace *ls, *o;
+	int ret;
+
+	if (!cfg->ops || !cfg->nr_members || cfg->nr_members > RDLM_MAX_MEMBERS)
+		return -EINVAL;
+	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
+	if (!ls)
+		return -ENOMEM;
+	kref_init(&ls->ref);
+	strscpy(ls->name, cfg->name, sizeof(ls->name));
+	ls->nr_members = cfg->nr_members;
+	memcpy(ls->members, cfg->members, cfg->nr_members * sizeof(u32));
+	sort(ls->members, ls->nr_members, sizeof(u32), rdlm_u32_cmp, NULL);
+	ls->self = rdlm_ls_node_index(ls, cfg->local);
+	ls->nr_slots = cfg->nr_slots;
+	ls->local_grants_max = cfg->local_grants_max;
+	ls->uid = cfg->uid;
+	ls->gid = cfg->gid;
+	ls->mode = cfg->mode;
+	spin_lock_init(&ls->lock);
+	init_llist_head(&ls->cqes);
+	hash_init(ls->slots);
+	hash_init(ls->res);
+	xa_init_flags(&ls->lkbs, XA_FLAGS_ALLOC1);
+	xa_init(&ls->lvbs);
+	INIT_LIST_HEAD(&ls->cb_list);
+	INIT_WORK(&ls->cb_work, rdlm_ls_cb_work);
+	init_waitqueue_head(&ls->wait);
+	hrtimer_init(&ls->home_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	ls->home_timer.function = rdlm_ls_home_timer;
+
+	ret = -EINVAL;
+	if (ls->self == U32_MAX)
+		goto out_free;
+	p.node = ls->self;
+	p.nr_nodes = ls->nr_members;
+	p.nr_slots = ls->nr_slots;
+	ret = -ENOMEM;
+	ls->stage = kcalloc(ls->nr_members, sizeof(*ls->stage), GFP_KERNEL);
+	ls->wq = alloc_ordered_workqueue("rdlm_%s", WQ_MEM_RECLAIM, ls->name);
+	if (!ls->stage || !ls->wq)
+		goto out_free;
+	ret = rdlm_engine_init(&ls->eng, cfg->ops, &p);
+	if (ret)
+		goto out_free;
+	ret = rdlm_ls_alloc_timers(ls, ls->eng.p.nr_reqs);
+	if (ret)
+		goto out_engine;
+
+	mutex_lock(&rdlm_ls_mutex);
+	list_for_each_entry(o, &rdlm_lockspaces, entry) {
+		if (!strcmp(o->name, ls->name)) {
+			mutex_unlock(&rdlm_ls_mutex);
+			ret = -EEXIST;
+			goto out_timers;
+		}
+	}
+	ls->fls = rdlm_fabric_ls_get(ls->name);
+	if (!ls->fls) {
+		mutex_unlock(&rdlm_ls_mutex);
+		ret = -ENOENT;
+		goto out_timers;
+	}
+	__module_get(THIS_MODULE);
+	rdlm_fabric_ls_set_ops(ls->fls, &rdlm_ls_fabric_ops, ls);
+	list_add_tail(&ls->entry, &rdlm_lockspaces);
+	mutex_unlock(&rdlm_ls_mutex);
+
+	if (!IS_ERR_OR_NULL(rdlm_debugfs_root)) {
+		struct dentry *dir = debugfs_lookup("ls", rdlm_debugfs_root);
+
+		if (!dir)
+			dir = debugfs_create_dir("ls", rdlm_debugfs_root);
+		else
+			dput(dir);
+		ls->debugfs = debugfs_create_file(ls->name, 0400, dir, ls,
+						  &rdlm_ls_debugfs_fops);
+	}
+	pr_info("lockspace %s: engine %s, node %u of %u members, %u slots\n",
+		ls->name, cfg->ops->name, cfg->local, ls->nr_members,
+		ls->nr_slots);
+	*lsp = ls;
+	return 0;
+
+out_timers:
+	kvfree(ls->req_timers);
+out_engine:
+	rdlm_engine_fini(&ls->eng);
+out_free:
+	if (ls->wq)
+		destroy_workqueue(ls->wq);
+	kfree(ls->stage);
+	kfree(ls);
+	return ret;
+}
+
+/**
+ * rdlm_lockspace_destroy() - take a lockspace down (configfs disable)
+ * @ls: lockspace from rdlm_lockspace_create()
+ *
+ * New requests fail with -ENOLCK from now on, waiting ones complete with
+ * -ENOLCK and held ones are reported lost. Returns once every lock has
+ * gone through its last callback; the memory goes with the last reference.
+ * May sleep. The caller destroys the fabric lockspace afterwards.
+ */
+void rdlm_lockspace_destroy(struct rdlm_lockspace *ls)
+{
+	u32 i;
+
+	mutex_lock(&rdlm_ls_mutex);
+	list_del_init(&ls->entry);
+	mutex_unlock(&rdlm_ls_mutex);
+
+	spin_lock_bh(&ls->lock);
+	ls->dead = true;
+	rdlm_ls_fail_all(ls);
+	rdlm_ls_unlock(ls);
+
+	/* every lock got its last callback queued: let them run */
+	flush_workqueue(ls->wq);
+	wait_event(ls->wait, !atomic_read(&ls->nr_lkbs));
+	rdlm_fabric_ls_set_ops(ls->fls, NULL, NULL);
+	hrtimer_cancel(&ls->home_timer);
+	for (i = 0; i < ls->eng.p.nr_reqs; i++)
+		hrtimer_cancel(&ls->req_timers[i].timer);
+	flush_workqueue(ls->wq);
+	debugfs_remove(ls->debugfs);
+	spin_lock_bh(&ls->lock);
+	rdlm_ls_run_cqes(ls);
+	rdlm_ls_free_slots(ls);
+	spin_unlock_bh(&ls->lock);
+	kref_put(&ls->ref, rdlm_ls_release);
+}
+
+/**
+ * rdlm_lockspace_find() - find an enabled lockspace by name
+ * @name: lockspace name, as configured in /sys/kernel/config/rdlm/lockspaces
+ * @lsp: the lockspace, referenced
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -ENOENT if no such lockspace is enabled.
+ */
+int rdlm_lockspace_find(const char *name, struct rdlm_lockspace **lsp)
+{
+	struct rdlm_lockspace *ls;
+	int ret = -ENOENT;
+
+	mutex_lock(&rdlm_ls_mutex);
+	list_for_each_entry(ls, &rdlm_lockspaces, entry) {
+		if (!strcmp(ls->name, name)) {
+			kref_get(&ls->ref);
+			*lsp = ls;
+			ret = 0;
+			break;
+		}
+	}
+	mutex_unlock(&rdlm_ls_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rdlm_lockspace_find);
+
+/**
+ * rdlm_lockspace_put() - drop the reference of rdlm_lockspace_find()
+ * @ls: lockspace
+ *
+ * The caller must have released or cancelled its locks first (a disabled
+ * lockspace reports them lost and waits for their unlock).
+ *
+ * Context: any context but hard interrupts.
+ */
+void rdlm_lockspace_put(struct rdlm_lockspace *ls)
+{
+	kref_put(&ls->ref, rdlm_ls_release);
+}
+EXPORT_SYMBOL_GPL(rdlm_lockspace_put);
+
+/**
+ * rdlm_lockspace_may_join() - may the current task use @ls through /dev/rdlm?
+ * @ls: lockspace
+ *
+ * Return: 0 or -EPERM, by the lockspace's configfs uid, gid and mode;
+ * CAP_SYS_ADMIN always may.
+ */
+int rdlm_lockspace_may_join(struct rdlm_lockspace *ls)
+{
+	umode_t mode = ls->mode;
+
+	if (capable(CAP_SYS_ADMIN))
+		return 0;
+	if (uid_eq(current_fsuid(), ls->uid))
+		mode >>= 6;
+	else if (in_group_p(ls->gid))
+		mode >>= 3;
+	return (mode & 06) == 06 ? 0 : -EPERM;
+}
+
+/**
+ * rdlm_lockspace_get_stats() - this node's counters of a lockspace
+ * @ls: lockspace
+ * @st: filled in
+ */
+void rdlm_lockspace_get_stats(struct rdlm_lockspace *ls,
+			      struct rdlm_lockspace_stats *st)
+{
+	u32 i;
+
+	spin_lock_bh(&ls->lock);
+	*st = ls->st;
+	rdlm_ls_unlock(ls);
+	for (i = 0; i < RDLM_VERB_NR; i++)
+		st->verbs[i] += rdlm_stat_read(&ls->eng.stats.verbs[i]);
+	st->locks = atomic_read(&ls->nr_lkbs);
+}
+
+/**
+ * rdlm_lockspace_name() - name of a lockspace
+ * @ls: lockspace
+ *
+ * Return: the name, valid as long as the reference.
+ */
+const char *rdlm_lockspace_name(struct rdlm_lockspace *ls)
+{
+	return ls->name;
+}
+
+static int rdlm_ls_debugfs_show(struct seq_file *m, void *unused)
+{
+	struct rdlm_lockspace *ls = m->private;
+	struct rdlm_lockspace_stats st;
+	static const char *const verbs[] = { "fa", "cas", "read",
+					     "write_imm", "send" };
+	u32 i;
+
+	rdlm_lockspace_get_stats(ls, &st);
+	seq_printf(m, "lockspace %s engine %s node %u members",
+		   ls->name, ls->eng.ops->name, ls->members[ls->self]);
+	for (i = 0; i < ls->nr_members; i++)
+		seq_printf(m, " %u", ls->members[i]);
+	seq_printf(m, "\nrequests %llu grants %llu local_grants %llu fails %llu cancels %llu unlocks %llu basts %llu lost %llu locks %llu\n",
+		   st.requests, st.grants, st.local_grants, st.fails,
+		   st.cancels, st.unlocks, st.basts, st.lost, st.locks);
+	seq_puts(m, "verbs");
+	for (i = 0; i < RDLM_VERB_NR; i++)
+		seq_printf(m, " %s %llu", verbs[i], st.verbs[i]);
+	seq_printf(m, "\nengine grants %llu fails %llu lost %llu resets %llu cas_failed %llu busy %llu stale %llu\n",
+		   rdlm_stat_read(&ls->eng.stats.grants),
+		   rdlm_stat_read(&ls->eng.stats.fails),
+		   rdlm_stat_read(&ls->eng.stats.lost),
+		   rdlm_stat_read(&ls->eng.stats.resets),
+		   rdlm_stat_read(&ls->eng.stats.cas_failed),
+		   rdlm_stat_read(&ls->eng.stats.busy),
+		   rdlm_stat_read(&ls->eng.stats.stale));
+	spin_lock_bh(&ls->lock);
+	rdlm_ls_dump_locks(ls, m);
+	rdlm_ls_unlock(ls);
+	return 0;
+}
