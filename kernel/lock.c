@@ -60,6 +60,21 @@ static bool rdlm_compat(int req, int held)
 
 /* ---- callbacks ------------------------------------------------------ */
 
+/* The synchronous calls wait for the first completion with this ast. */
+struct rdlm_waiter {
+	struct completion done;
+	struct rdlm_lksb *lksb;
+	int status;
+};
+
+static void rdlm_wake(void *arg)
+{
+	struct rdlm_waiter *w = arg;
+
+	w->status = w->lksb->status;
+	complete(&w->done);
+}
+
 static void rdlm_queue_cb(struct rdlm_lkb *lkb, u8 flag)
 {
 	struct rdlm_lockspace *ls = lkb->ls;
@@ -131,7 +146,9 @@ void rdlm_ls_cb_work(struct work_struct *work)
 
 	for (;;) {
 		typeof(lkb->asts) asts;
+		void (*ast)(void *arg);
 		u8 flags, nr, i;
+		void *arg;
 		int bmode;
 
 		spin_lock_bh(&ls->lock);
@@ -148,6 +165,13 @@ void rdlm_ls_cb_work(struct work_struct *work)
 		lkb->nr_asts = 0;
 		memcpy(asts, lkb->asts, sizeof(asts));
 		bmode = lkb->cb_bast_mode;
+		ast = lkb->ast;
+		arg = lkb->arg;
+		if (ast == rdlm_wake) {
+			/* a waiter on the stack: woken once, then gone */
+			lkb->ast = NULL;
+			lkb->arg = NULL;
+		}
 		rdlm_ls_unlock(ls);
 
 		for (i = 0; i < nr; i++) {
@@ -157,8 +181,10 @@ void rdlm_ls_cb_work(struct work_struct *work)
 				memcpy(lksb->lvb, lkb->lvb_snap, RDLM_LVB_MAX);
 			lksb->flags = asts[i].sbflags;
 			lksb->status = asts[i].status;
-			if (lkb->ast)
-				lkb->ast(lkb->arg);
+			if (ast)
+				ast(arg);
+			if (ast == rdlm_wake)
+				ast = NULL;
 		}
 		if ((flags & RDLM_CB_BAST) && lkb->bast)
 			lkb->bast(lkb->bast_arg, bmode);
@@ -368,7 +394,7 @@ static void rdlm_lkb_grant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
 		lkb->lvb_wait = true;
 		lkb->lvb_got_first = false;
 		rdlm_lm_send_msg(ls, s->home, RDLM_LM_LVB_GET, s->slot,
-				 res->key, RDLM_LM_CK_GET | lkb->lkid);
+				 res->key, lkb->lkid, RDLM_LM_CK_GET | lkb->lkid);
 		return;
 	}
 	rdlm_lkb_granted(ls, lkb, lvb);
@@ -530,11 +556,17 @@ static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
 		/* passed after the engine call: see rdlm_ls_after() */
 		break;
 	case RDLM_ACT_FAIL:
-		if (act->err == -ECANCELED)
+		/*
+		 * Cancelled by us, or (bakery) our ticket was skipped by a
+		 * reset: the waiters ask again once the engine is DONE.
+		 */
+		if (act->err == -ECANCELED || act->err == -EDEADLK)
 			break;
-		rdlm_slot_fail_waiters(ls, s, act->err == -EAGAIN ? -EAGAIN :
-				       act->err == -EIO ? -ENOTCONN : act->err,
-				       act->err == -EAGAIN);
+		if (act->err == -EAGAIN)
+			rdlm_slot_fail_waiters(ls, s, -EAGAIN, true);
+		else
+			rdlm_slot_fail_waiters(ls, s, act->err == -EIO ?
+					       -ENOTCONN : act->err, false);
 		break;
 	case RDLM_ACT_NOTICE:
 		if (act->notice == RDLM_NOTICE_LOST) {
@@ -1079,28 +1111,6 @@ int rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
 }
 EXPORT_SYMBOL_GPL(rdlm_unlock);
 
-struct rdlm_waiter {
-	struct completion done;
-};
-
-static void rdlm_wake(void *arg)
-{
-	complete(&((struct rdlm_waiter *)arg)->done);
-}
-
-/* The waiter on the stack is gone: later completions go to lksb only. */
-static void rdlm_forget_ast(struct rdlm_lockspace *ls, u32 lkid, void *w)
-{
-	struct rdlm_lkb *lkb;
-
-	spin_lock_bh(&ls->lock);
-	lkb = xa_load(&ls->lkbs, lkid);
-	if (lkb && lkb->arg == w) {
-		lkb->ast = NULL;
-		lkb->arg = NULL;
-	}
-	rdlm_ls_unlock(ls);
-}
 
 /**
  * rdlm_lock_wait() - rdlm_lock() that waits for the completion
@@ -1131,13 +1141,13 @@ int rdlm_lock_wait(struct rdlm_lockspace *ls, int mode,
 
 	might_sleep();
 	init_completion(&w.done);
+	w.lksb = lksb;
 	ret = __rdlm_lock(ls, mode, lksb, flags, name, namelen, timeout_ms,
 			  rdlm_wake, &w, bast, arg);
 	if (ret)
 		return ret;
 	wait_for_completion(&w.done);
-	rdlm_forget_ast(ls, lksb->lkid, &w);
-	return lksb->status;
+	return w.status;
 }
 EXPORT_SYMBOL_GPL(rdlm_lock_wait);
 
@@ -1160,11 +1170,12 @@ int rdlm_unlock_wait(struct rdlm_lockspace *ls, struct rdlm_lksb *lksb,
 	if (flags & RDLM_LKF_CANCEL)
 		return -EINVAL;
 	init_completion(&w.done);
+	w.lksb = lksb;
 	ret = __rdlm_unlock(ls, lksb->lkid, flags, lksb, rdlm_wake, &w);
 	if (ret)
 		return ret;
 	wait_for_completion(&w.done);
-	return lksb->status == -RDLM_EUNLOCK ? 0 : lksb->status;
+	return w.status == -RDLM_EUNLOCK ? 0 : w.status;
 }
 EXPORT_SYMBOL_GPL(rdlm_unlock_wait);
 

@@ -194,7 +194,7 @@ void rdlm_ls_arm(struct rdlm_lockspace *ls, struct rdlm_req *req,
 void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
 		      u8 flags, u64 reqid, const u8 *lvb, u64 cookie);
 void rdlm_lm_send_msg(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
-		      u64 reqid, u64 cookie);
+		      u64 reqid, u64 arg, u64 cookie);
 bool rdlm_lm_home_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
 
 /* lock.c */

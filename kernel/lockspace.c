@@ -259,7 +259,7 @@ struct rdlm_lvb_stage {
 
 static void rdlm_lm_send(struct rdlm_lockspace *ls, u32 node, u16 type,
 			 u32 slot, u8 flags, u64 reqid, const u8 *data,
-			 u64 cookie)
+			 u64 arg, u64 cookie)
 {
 	struct rdlm_verb v = {
 		.kind = RDLM_VERB_SEND,
@@ -273,6 +273,7 @@ static void rdlm_lm_send(struct rdlm_lockspace *ls, u32 node, u16 type,
 	v.msg.src = ls->self;
 	v.msg.slot = slot;
 	v.msg.reqid = reqid;
+	v.msg.arg = arg;
 	if (data) {
 		memcpy(&v.msg.token, data, 8);
 		memcpy(&v.msg.arg, data + 8, 8);
@@ -304,8 +305,9 @@ static void rdlm_lm_send(struct rdlm_lockspace *ls, u32 node, u16 type,
 void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
 		      u8 flags, u64 reqid, const u8 *lvb, u64 cookie)
 {
-	rdlm_lm_send(ls, node, type, slot, 0, reqid, lvb, 0);
-	rdlm_lm_send(ls, node, type + 1, slot, flags, reqid, lvb + 16, cookie);
+	rdlm_lm_send(ls, node, type, slot, 0, reqid, lvb, 0, 0);
+	rdlm_lm_send(ls, node, type + 1, slot, flags, reqid, lvb + 16, 0,
+		     cookie);
 }
 
 /**
@@ -314,13 +316,14 @@ void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
  * @node: engine index of the receiver
  * @type: RDLM_LM_*
  * @slot: slot
- * @reqid: key or lock id
+ * @reqid: resource key
+ * @arg: lock id (GET), or 0
  * @cookie: handed back on failure
  */
 void rdlm_lm_send_msg(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
-		      u64 reqid, u64 cookie)
+		      u64 reqid, u64 arg, u64 cookie)
 {
-	rdlm_lm_send(ls, node, type, slot, 0, reqid, NULL, cookie);
+	rdlm_lm_send(ls, node, type, slot, 0, reqid, NULL, arg, cookie);
 }
 
 /* Home side: store an LVB written by a releasing holder, then ack. */
@@ -357,7 +360,7 @@ static void rdlm_home_lvb_put(struct rdlm_lockspace *ls,
 		lvb->invalid = m->flags & RDLM_LM_F_INVALID;
 	}
 	/* acked even without memory: the holder must not wait forever */
-	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot, m->reqid, 0);
+	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot, m->reqid, 0, 0);
 }
 
 /* Home side: answer a new grantee's LVB read. */
