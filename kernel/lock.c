@@ -1111,7 +1111,6 @@ int rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
 }
 EXPORT_SYMBOL_GPL(rdlm_unlock);
 
-
 /**
  * rdlm_lock_wait() - rdlm_lock() that waits for the completion
  * @ls: lockspace
