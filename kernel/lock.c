@@ -298,8 +298,10 @@ static void rdlm_slot_acquire(struct rdlm_lockspace *ls, struct rdlm_slot *s,
 	int ret;
 
 	req = rdlm_req_alloc(&ls->eng);
-	if (!req)
-		return;	/* retried when another request gives one back */
+	if (!req) {
+		ls->starved = true;	/* retried when one is given back */
+		return;
+	}
 	req->node = s->home;
 	req->slot = s->slot;
 	req->mode = mode;
@@ -601,8 +603,17 @@ static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
  */
 static void rdlm_ls_after(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 {
+	struct hlist_node *tmp;
+	int bkt;
+
 	if (s)
 		rdlm_slot_pass(ls, s);
+	if (ls->starved && ls->eng.free_head != U32_MAX) {
+		/* engine requests were short: let every slot try again */
+		ls->starved = false;
+		hash_for_each_safe(ls->slots, bkt, tmp, s, hash)
+			rdlm_slot_pass(ls, s);
+	}
 }
 
 /**
@@ -647,6 +658,7 @@ void rdlm_ls_call_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 
 	ls->eng.ops->recv(&ls->eng, rx, &out);
 	/* a message may grant, fail or notify any of our requests */
+	ls->starved = false;
 	hash_for_each_safe(ls->slots, bkt, tmp, s, hash)
 		rdlm_slot_pass(ls, s);
 }

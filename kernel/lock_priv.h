@@ -146,6 +146,7 @@ struct rdlm_lockspace {
 
 	spinlock_t lock;		/* see the top of this file */
 	bool dead;
+	bool starved;			/* a slot found no engine request */
 	struct llist_head cqes;		/* completions waiting for ls->lock */
 	DECLARE_HASHTABLE(slots, RDLM_RES_HASH_BITS);
 	DECLARE_HASHTABLE(res, RDLM_RES_HASH_BITS);

@@ -64,6 +64,9 @@ struct cl_home {
 
 #define CL_NONE U32_MAX
 
+/* LOCK message flag: answer BUSY instead of queueing (trylock) */
+#define CL_MF_NOQUEUE	0x01
+
 static struct cl_req *cl(struct rdlm_req *req)
 {
 	return (struct cl_req *)req->priv;
@@ -127,8 +130,11 @@ static void cl_send(struct rdlm_engine *eng, struct rdlm_out *out,
 	v.msg.slot = slot;
 	v.msg.reqid = reqid;
 	v.msg.token = token;
-	if (type == RDLM_MSG_LOCK)
+	if (type == RDLM_MSG_LOCK) {
 		v.flags = RDLM_VF_ENQUEUE;
+		if (req && (req->flags & RDLM_RF_NOQUEUE))
+			v.msg.flags = CL_MF_NOQUEUE;
+	}
 	if (req)
 		cl(req)->outstanding++;
 	rdlm_engine_post(eng, out, &v);
@@ -319,6 +325,17 @@ static void cl_home_lock(struct rdlm_engine *eng, struct cl_home *h,
 	cl_grant_pass(eng, h, m->slot, out);
 	if (e->granted)
 		return;
+	if (m->flags & CL_MF_NOQUEUE) {
+		/* a trylock that would wait: take it out, answer busy */
+		u32 prev = CL_NONE;
+
+		for (i = s->head; i != idx; i = h->ents[i].next)
+			prev = i;
+		cl_remove(h, m->slot, idx, prev);
+		cl_send(eng, out, NULL, rx->src, RDLM_MSG_BUSY, m->slot,
+			m->mode, m->reqid, 0);
+		return;
+	}
 	/* tell the holders, once per grant, that someone now waits */
 	for (i = s->head; i != CL_NONE; i = o->next) {
 		o = &h->ents[i];
@@ -463,9 +480,10 @@ static void cl_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 		req = rdlm_req_lookup(eng, m->reqid);
 		if (!req || cl(req)->phase != CL_WAIT)
 			break;
-		if (cl(req)->cancel) {
+		if (cl(req)->cancel || (req->flags & RDLM_RF_NOQUEUE)) {
 			rdlm_engine_emit(eng, out, RDLM_ACT_FAIL, req,
-					 -ECANCELED, 0);
+					 cl(req)->cancel ? -ECANCELED : -EAGAIN,
+					 0);
 			cl(req)->phase = CL_FINISH;
 			cl_maybe_done(eng, req, out);
 			break;

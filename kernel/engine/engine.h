@@ -229,7 +229,12 @@ struct rdlm_out {
 };
 
 /* Request flags (struct rdlm_req.flags). */
-#define RDLM_RF_NOQUEUE	0x01	/* reserved: fail instead of waiting */
+/*
+ * Fail with -EAGAIN instead of waiting, where the engine can tell at once
+ * (central: the home answers busy). Others ignore it: the lock manager
+ * cancels after the first answer of the word.
+ */
+#define RDLM_RF_NOQUEUE	0x01
 
 #define RDLM_REQ_PRIV_WORDS	24
 

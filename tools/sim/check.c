@@ -799,6 +799,38 @@ static void t_central(void)
 	rdlm_engine_fini(&H);
 	rdlm_engine_fini(&E);
 
+	/* a trylock that would wait is answered BUSY, leaves no trace */
+	eng_setup(&rdlm_central_ops, 0, 1);
+	home_setup(0);
+	a = mkreq(RDLM_MODE_EX, 1);
+	o = O(0);
+	E.ops->lock(&E, a, &o);
+	deliver(&H, posted(RDLM_VERB_SEND), 0, 100);
+	deliver(&E, posted(RDLM_VERB_SEND), 1, 200);
+	CHECK(find(RDLM_ACT_GRANT, 0) != NULL);
+	b = mkreq(RDLM_MODE_SH, 1);
+	b->flags = RDLM_RF_NOQUEUE;
+	o = O(300);
+	CHECK(E.ops->lock(&E, b, &o) == 0);
+	deliver(&H, posted(RDLM_VERB_SEND), 0, 400);
+	CHECK(count_msgs(RDLM_MSG_BUSY) == 1 &&
+	      count_msgs(RDLM_MSG_BLOCKING) == 0);
+	deliver(&E, posted(RDLM_VERB_SEND), 1, 500);
+	CHECK(fail_err() == -EAGAIN);
+	o = O(600);
+	CHECK(E.ops->unlock(&E, a, &o) == 0);
+	deliver(&H, posted(RDLM_VERB_SEND), 0, 700);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 0);	/* nobody queued */
+	/* on a free word a trylock is granted */
+	c = mkreq(RDLM_MODE_EX, 1);
+	c->flags = RDLM_RF_NOQUEUE;
+	o = O(800);
+	E.ops->lock(&E, c, &o);
+	deliver(&H, posted(RDLM_VERB_SEND), 0, 900);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 1);
+	rdlm_engine_fini(&H);
+	rdlm_engine_fini(&E);
+
 	/* a GRANT for a request that gave up is handed back */
 	eng_setup(&rdlm_central_ops, 0, 1);
 	a = mkreq(RDLM_MODE_EX, 1);
@@ -1041,7 +1073,7 @@ int main(int argc, char **argv)
 		{ "bakery 5.1/Alg.3: multi-slot leases, expired lease release", t_bk_lease_multislot },
 		{ "bakery 5.2: update locks", t_bk_update },
 		{ "bakery: cancel, fabric errors, stale timers", t_bk_cancel_and_errors },
-		{ "central: FIFO, shared batch, blocking, leases, busy, stale", t_central },
+		{ "central: FIFO, shared batch, blocking, leases, busy, trylock, stale", t_central },
 		{ "dqnl: uncontended acquire and release, one CAS each", t_dq_uncontended },
 		{ "dqnl: successor notice, blocking notice, handover", t_dq_handover },
 		{ "dqnl 4.3.1: release races an enqueuing successor", t_dq_transient },
