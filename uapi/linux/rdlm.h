@@ -113,7 +113,8 @@ struct rdlm_join {
  * Without RDLM_LKF_ASYNC the call returns when the request completed: 0
  * when granted, -EAGAIN (NOQUEUE, not grantable), -ETIMEDOUT, -EINTR (a
  * signal came first and the request was cancelled; a conversion leaves the
- * lock in its old mode), -ENOLCK, -ENOTCONN. With RDLM_LKF_ASYNC it returns
+ * lock in its old mode, or in NL if RDLM_SBF_DEMOTED), -EDEADLK, -ENOLCK,
+ * -ENOTCONN; @sb_flags is set either way. With RDLM_LKF_ASYNC it returns
  * 0 once the request is queued, @lkid set; the completion is an event.
  */
 struct rdlm_lock_req {
