@@ -1,10 +1,33 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# /dev/rdlm: node and ioctl checks of chardev_test, with the module loaded.
+# /dev/rdlm on one node: chardev_test checks the device node, the answer to
+# every malformed call, locks, conversions, events, cancel, signals, close
+# and kill, and runs 100,000 random ioctls, in a lockspace of this node
+# alone. Afterwards no open file, lock or event is left and the module
+# unloads with a clean kernel log.
 . ./lib.sh
 require_root
-rdlm_loaded || rdlm_load
+REPO=${RDLM_REPO:-$(cd ../../.. && pwd)}
+ME=${RDLM_NODE_ID:-1}
+LS=chardev-test
+
+rdlm_loaded && rdlm_unload
 kmsg_mark
-./chardev_test || fail "chardev_test"
+rdlm_load
+mkdir $CFS/nodes/self &&
+	echo "$ME" >$CFS/nodes/self/nodeid &&
+	echo "${RDLM_NODE_IP:-127.0.0.1}" >$CFS/nodes/self/address &&
+	echo 1 >$CFS/nodes/self/local || fail "configure this node"
+"$REPO/userspace/rdlmctl" join $LS members="$ME" lease_us=2000000 ||
+	fail "create $LS"
+echo "wait $LS 60" >$DBG/selftest || fail "$LS not ready"
+
+RDLM_TEST_LS=$LS ./chardev_test || fail "chardev_test"
+[ "$(cat $DBG/dev)" = "$(printf 'files 0\nlocks 0\nevents 0')" ] ||
+	fail "left behind: $(cat $DBG/dev)"
+grep -q " locks 0$" $DBG/ls/$LS || fail "locks left in $LS: $(cat $DBG/ls/$LS)"
+
+"$REPO/userspace/rdlmctl" leave $LS || fail "remove $LS"
+rmdir $CFS/nodes/self || fail "remove this node"
 rdlm_unload
 kmsg_check

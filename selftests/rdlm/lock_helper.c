@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lock_helper: the steps of lock.sh that a shell cannot take through
+ * rdlmctl: a signal interrupting a blocked request, cancelling one and a
+ * conversion that waits for the holders of another node.
+ *
+ * usage: lock_helper eintr LS NAME
+ *        lock_helper cancel LS NAME
+ *        lock_helper convert LS NAME WAITING_FILE
+ *
+ * Each expects NAME to be held elsewhere in a mode that blocks EX (convert:
+ * held in PR, released once WAITING_FILE exists), checks every answer and
+ * exits 0 when all were right.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "librdlm.h"
+
+static int failed;
+
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "lock_helper:%d: %s: ", __LINE__, #cond);	\
+		fprintf(stderr, __VA_ARGS__);				\
+		fputc('\n', stderr);					\
+		failed = 1;						\
+	}								\
+} while (0)
+
+static void on_alarm(int sig)
+{
+}
+
+static int event(int fd, struct rdlm_event *ev, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (poll(&p, 1, ms) != 1)
+		return -ETIMEDOUT;
+	return rdlm_read_event(fd, ev);
+}
+
+/* a signal interrupts a blocked request: -EINTR, no lock left */
+static void do_eintr(int fd, const char *name)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct rdlm_lock_info info;
+	uint32_t lkid = 99;
+	int ret;
+
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(1);
+	ret = rdlm_lock(fd, RDLM_LOCK_EX, name, strlen(name), 0, 0, &lkid,
+			NULL);
+	CHECK(ret == -EINTR, "lock returned %d", ret);
+	CHECK(lkid == 0, "lkid %u", lkid);
+	CHECK(rdlm_lock_info(fd, 1, &info) == -ENOENT, "a lock was left");
+	ret = rdlm_lock(fd, RDLM_LOCK_PR, name, strlen(name), RDLM_LKF_NOQUEUE,
+			0, &lkid, NULL);
+	CHECK(ret == -EAGAIN, "trylock returned %d: not held elsewhere?", ret);
+}
+
+/* a waiting request is cancelled: its completion says so, no lock left */
+static void do_cancel(int fd, const char *name)
+{
+	struct rdlm_lock_info info;
+	struct rdlm_event ev;
+	uint32_t lkid;
+	int ret;
+
+	ret = rdlm_lock_async(fd, RDLM_LOCK_EX, name, strlen(name), 0, 0, 42,
+			      &lkid);
+	CHECK(!ret, "async lock returned %d", ret);
+	if (ret)
+		return;
+	CHECK(event(fd, &ev, 300) == -ETIMEDOUT,
+	      "completed at once: type %u status %d", ev.type, ev.status);
+	ret = rdlm_cancel(fd, lkid);
+	CHECK(!ret, "cancel returned %d", ret);
+	ret = event(fd, &ev, 30000);
+	CHECK(!ret, "no completion: %d", ret);
+	CHECK(ev.type == RDLM_EV_COMPLETION && ev.lkid == lkid &&
+	      ev.status == -RDLM_ECANCEL && ev.user == 42,
+	      "event type %u lkid %u status %d user %llu", ev.type, ev.lkid,
+	      ev.status, (unsigned long long)ev.user);
+	CHECK(rdlm_lock_info(fd, lkid, &info) == -ENOENT, "lock left");
+}
+
+/*
+ * Conversions against another node's PR holder: PR coexists, EX does not
+ * (trylock -EAGAIN, timeout -ETIMEDOUT, the lock stays PR), then a waiting
+ * conversion is granted once the holder leaves, and EX goes down to PR.
+ */
+static void do_convert(int fd, const char *name, const char *waiting)
+{
+	struct rdlm_lock_info info;
+	struct rdlm_event ev;
+	uint32_t lkid;
+	int ret;
+
+	ret = rdlm_lock(fd, RDLM_LOCK_PR, name, strlen(name), RDLM_LKF_NOQUEUE,
+			0, &lkid, NULL);
+	CHECK(!ret, "PR next to PR returned %d", ret);
+	if (ret)
+		return;
+	ret = rdlm_convert(fd, lkid, RDLM_LOCK_EX, RDLM_LKF_NOQUEUE, 0, NULL);
+	CHECK(ret == -EAGAIN, "NOQUEUE conversion to EX returned %d", ret);
+	ret = rdlm_convert(fd, lkid, RDLM_LOCK_EX, 0, 300, NULL);
+	CHECK(ret == -ETIMEDOUT, "conversion with timeout returned %d", ret);
+	/* the old mode, or NL if an up-conversion was demoted while waiting */
+	ret = rdlm_lock_info(fd, lkid, &info);
+	CHECK(!ret && info.state == RDLM_LKS_GRANTED &&
+	      (info.mode == RDLM_LOCK_PR || info.mode == RDLM_LOCK_NL) &&
+	      info.fails == 2, "after failed conversions: %d state %u mode %u fails %llu",
+	      ret, info.state, info.mode, (unsigned long long)info.fails);
+	ret = rdlm_convert(fd, lkid, RDLM_LOCK_EX, RDLM_LKF_ASYNC, 0, NULL);
+	CHECK(!ret, "async conversion returned %d", ret);
+	if (ret)
+		return;
+	ret = rdlm_lock_info(fd, lkid, &info);
+	CHECK(!ret && info.state == RDLM_LKS_CONVERTING,
+	      "converting: %d state %u", ret, info.state);
+	close(open(waiting, O_CREAT | O_WRONLY, 0644));
+	ret = event(fd, &ev, 60000);
+	CHECK(!ret && ev.type == RDLM_EV_COMPLETION && ev.status == 0 &&
+	      ev.mode == RDLM_LOCK_EX, "conversion: %d type %u status %d mode %u",
+	      ret, ev.type, ev.status, ev.mode);
+	ret = rdlm_convert(fd, lkid, RDLM_LOCK_PR, 0, 0, NULL);
+	CHECK(!ret, "down-conversion returned %d", ret);
+	ret = rdlm_lock_info(fd, lkid, &info);
+	CHECK(!ret && info.mode == RDLM_LOCK_PR, "mode %u", info.mode);
+	CHECK(!rdlm_unlock(fd, lkid, NULL), "unlock");
+}
+
+int main(int argc, char **argv)
+{
+	int fd;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: lock_helper eintr|cancel|convert LS NAME [FILE]\n");
+		return 2;
+	}
+	fd = rdlm_open(argv[2], RDLM_OPEN_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "lock_helper: join %s: %s\n", argv[2],
+			strerror(-fd));
+		return 1;
+	}
+	if (!strcmp(argv[1], "eintr"))
+		do_eintr(fd, argv[3]);
+	else if (!strcmp(argv[1], "cancel"))
+		do_cancel(fd, argv[3]);
+	else if (!strcmp(argv[1], "convert") && argc == 5)
+		do_convert(fd, argv[3], argv[4]);
+	else
+		return 2;
+	rdlm_close(fd);
+	return failed;
+}
