@@ -730,6 +730,10 @@ static int rdlm_peers_show(struct seq_file *m, void *unused)
 			   (long long)atomic64_read(&conn->stats.proto),
 			   (long long)atomic64_read(&conn->stats.msgs_in),
 			   (long long)atomic64_read(&conn->stats.msgs_out));
+		if (READ_ONCE(conn->last_event) >= 0)
+			seq_printf(m, "  last_failure %s status %d\n",
+				   rdma_event_msg(READ_ONCE(conn->last_event)),
+				   READ_ONCE(conn->last_status));
 		if (conn->passive)
 			continue;
 		for (k = 0; k < RDLM_VERB_NR; k++) {

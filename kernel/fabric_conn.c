@@ -14,6 +14,7 @@
 #include <linux/ktime.h>
 #include <linux/slab.h>
 
+#include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
 
 #include "fabric_priv.h"
@@ -288,6 +289,14 @@ static void rdlm_conn_kick_locked(struct rdlm_conn *conn,
 		op = list_first_entry(&conn->backlog, struct rdlm_op, entry);
 		if (!conn->sq_free || (op->credit && !conn->credits))
 			break;
+		/*
+		 * rxe's retransmission restarts at the oldest unacknowledged
+		 * work request and executes a completed-but-unreaped REG_MR
+		 * after it again, which fails ("not free") and kills the QP.
+		 * So a REG_MR goes out only on an empty send queue.
+		 */
+		if (op->type == RDLM_OP_REG && conn->sq_free != RDLM_SQ_DEPTH)
+			break;
 		list_del(&op->entry);
 		conn->backlog_len--;
 		conn->sq_free--;
@@ -301,7 +310,7 @@ static void rdlm_conn_kick_locked(struct rdlm_conn *conn,
 			/* a QP that refuses work requests is broken */
 			if (conn->state == RDLM_CONN_LIVE) {
 				conn->state = RDLM_CONN_ERROR;
-				queue_work(rdlm_wq, &conn->err_work);
+				queue_delayed_work(rdlm_wq, &conn->err_work, 0);
 			}
 		}
 	}
@@ -611,6 +620,16 @@ static const bool rdlm_wire_to_passive[RDLM_W_NR] = {
 	[RDLM_W_HEARTBEAT]	= true,
 };
 
+/*
+ * Can @ibdev execute atomics that a kernel consumer posts? mlx5 refuses
+ * them (-EOPNOTSUPP from its post_send), devices without atomics too.
+ */
+static bool rdlm_kernel_atomics(struct ib_device *ibdev)
+{
+	return ibdev->attrs.atomic_cap != IB_ATOMIC_NONE &&
+	       ibdev->ops.driver_id != RDMA_DRIVER_MLX5;
+}
+
 static void rdlm_rx_table(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 			  const struct rdlm_wire_table *t)
 {
@@ -627,6 +646,12 @@ static void rdlm_rx_table(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 	    t->atomic_mode != ls->atomic_mode) {
 		pr_info_ratelimited("lockspace %s: node %u has another table size or atomic mode\n",
 				    ls->name, conn->node);
+		return;
+	}
+	if (ls->atomic_mode == RDLM_ATOMIC_NIC &&
+	    !rdlm_kernel_atomics(conn->dev->ibdev)) {
+		pr_info_ratelimited("lockspace %s: %s cannot post atomics from the kernel, use atomic_mode=cpu\n",
+				    ls->name, dev_name(&conn->dev->ibdev->dev));
 		return;
 	}
 	if (index >= RDLM_MAX_LOCKSPACES || nr_chunks > RDLM_MAX_CHUNKS ||
@@ -1004,6 +1029,42 @@ static void rdlm_conn_forget_remote(struct rdlm_conn *conn)
 	}
 }
 
+/* Fail what waits for a send queue slot, a credit or a CPU-atomic result. */
+static void rdlm_conn_fail_waiting(struct rdlm_conn *conn)
+{
+	unsigned long tag;
+	struct rdlm_op *op;
+	LIST_HEAD(failed);
+
+	spin_lock_bh(&conn->lock);
+	list_splice_init(&conn->backlog, &failed);
+	conn->backlog_len = 0;
+	spin_unlock_bh(&conn->lock);
+	rdlm_fail_list(&failed, -ECONNRESET);
+	xa_for_each(&conn->pending, tag, op) {
+		if (xa_erase_bh(&conn->pending, tag) == op) {
+			rdlm_op_complete(op, -ECONNRESET, 0);
+			rdlm_op_put(op);
+		}
+	}
+}
+
+/*
+ * Is the port under @cm_id down? Then a CM message sent now (the DREQ of
+ * rdma_destroy_id(), a REQ) fails to go out, and rxe moves the device's
+ * QP1 into the error state for good on a failed send (rxe_requester()):
+ * no connection over that device would ever be set up again.
+ */
+static bool rdlm_port_down(struct rdma_cm_id *cm_id)
+{
+	enum ib_port_state state;
+
+	if (!cm_id || !cm_id->device || !cm_id->port_num ||
+	    ib_get_cached_port_state(cm_id->device, cm_id->port_num, &state))
+		return false;
+	return state != IB_PORT_ACTIVE;
+}
+
 /**
  * rdlm_conn_teardown() - release a connection's QP and fail its work
  * @conn: connection, in any state
@@ -1015,10 +1076,6 @@ static void rdlm_conn_forget_remote(struct rdlm_conn *conn)
  */
 void rdlm_conn_teardown(struct rdlm_conn *conn)
 {
-	unsigned long tag;
-	struct rdlm_op *op;
-	LIST_HEAD(failed);
-
 	lockdep_assert_held(&rdlm_fabric_mutex);
 	spin_lock_bh(&conn->lock);
 	conn->state = RDLM_CONN_ERROR;
@@ -1032,17 +1089,7 @@ void rdlm_conn_teardown(struct rdlm_conn *conn)
 	if (conn->dev)
 		rdlm_conn_free_ib(conn);
 
-	spin_lock_bh(&conn->lock);
-	list_splice_init(&conn->backlog, &failed);
-	conn->backlog_len = 0;
-	spin_unlock_bh(&conn->lock);
-	rdlm_fail_list(&failed, -ECONNRESET);
-	xa_for_each(&conn->pending, tag, op) {
-		if (xa_erase_bh(&conn->pending, tag) == op) {
-			rdlm_op_complete(op, -ECONNRESET, 0);
-			rdlm_op_put(op);
-		}
-	}
+	rdlm_conn_fail_waiting(conn);
 	if (!conn->passive)
 		rdlm_conn_forget_remote(conn);
 
@@ -1063,7 +1110,7 @@ void rdlm_conn_error(struct rdlm_conn *conn)
 	if (conn->state == RDLM_CONN_LIVE ||
 	    conn->state == RDLM_CONN_CONNECTING) {
 		conn->state = RDLM_CONN_ERROR;
-		queue_work(rdlm_wq, &conn->err_work);
+		queue_delayed_work(rdlm_wq, &conn->err_work, 0);
 	}
 	spin_unlock_bh(&conn->lock);
 }
@@ -1077,12 +1124,22 @@ static void rdlm_conn_schedule(struct rdlm_conn *conn)
 
 static void rdlm_conn_err_work(struct work_struct *work)
 {
-	struct rdlm_conn *conn = container_of(work, struct rdlm_conn,
-					      err_work);
+	struct rdlm_conn *conn = container_of(to_delayed_work(work),
+					      struct rdlm_conn, err_work);
 	bool gone = false;
 
 	mutex_lock(&rdlm_fabric_mutex);
-	if (!conn->dead) {
+	if (!conn->dead && rdlm_port_down(conn->cm_id)) {
+		/*
+		 * Link down: report the loss and fail what waits now, but
+		 * destroy the cm_id (its DREQ) only once the port is back.
+		 */
+		rdlm_conn_fail_waiting(conn);
+		if (!conn->passive)
+			rdlm_conn_forget_remote(conn);
+		queue_delayed_work(rdlm_wq, &conn->err_work,
+				   msecs_to_jiffies(RDLM_BACKOFF_MIN_MS));
+	} else if (!conn->dead) {
 		rdlm_conn_teardown(conn);
 		if (conn->passive) {
 			spin_lock(&rdlm_conn_list_lock);
@@ -1127,6 +1184,8 @@ static void rdlm_conn_connect_work(struct work_struct *work)
 				(struct sockaddr *)&conn->addr,
 				RDLM_CM_TIMEOUT_MS);
 	if (ret) {
+		conn->last_event = RDMA_CM_EVENT_ADDR_ERROR;
+		conn->last_status = ret;
 		rdlm_conn_teardown(conn);
 		rdlm_conn_schedule(conn);
 	}
@@ -1201,11 +1260,12 @@ struct rdlm_conn *rdlm_conn_alloc(bool passive, u32 node)
 	INIT_LIST_HEAD(&conn->entry);
 	xa_init_flags(&conn->pending, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
 	INIT_DELAYED_WORK(&conn->connect_work, rdlm_conn_connect_work);
-	INIT_WORK(&conn->err_work, rdlm_conn_err_work);
+	INIT_DELAYED_WORK(&conn->err_work, rdlm_conn_err_work);
 	INIT_WORK(&conn->up_work, rdlm_conn_up_work);
 	INIT_DELAYED_WORK(&conn->hb_work, rdlm_conn_hb_work);
 	conn->backoff_ms = RDLM_BACKOFF_MIN_MS;
 	conn->last_activity = jiffies;
+	conn->last_event = -1;
 	return conn;
 }
 
@@ -1218,7 +1278,7 @@ struct rdlm_conn *rdlm_conn_alloc(bool passive, u32 node)
 void rdlm_conn_free(struct rdlm_conn *conn)
 {
 	cancel_delayed_work_sync(&conn->connect_work);
-	cancel_work_sync(&conn->err_work);
+	cancel_delayed_work_sync(&conn->err_work);
 	cancel_work_sync(&conn->up_work);
 	cancel_delayed_work_sync(&conn->hb_work);
 	xa_destroy(&conn->pending);
@@ -1311,8 +1371,11 @@ reject:
 static int rdlm_conn_addr_resolved(struct rdlm_conn *conn,
 				   struct rdma_cm_id *cm_id)
 {
-	int ret = rdlm_conn_create_qp(conn, cm_id);
+	int ret;
 
+	if (rdlm_port_down(cm_id))
+		return -ENETDOWN;	/* a REQ now would break QP1 */
+	ret = rdlm_conn_create_qp(conn, cm_id);
 	if (ret)
 		return ret;
 	rdma_set_ack_timeout(cm_id, rdlm_ack_timeout);
@@ -1385,8 +1448,11 @@ int rdlm_conn_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		ret = -ECONNRESET;
 		break;
 	}
-	if (ret)
+	if (ret) {
+		WRITE_ONCE(conn->last_event, ev->event);
+		WRITE_ONCE(conn->last_status, ev->status ?: ret);
 		rdlm_conn_error(conn);
+	}
 	return 0;
 }
 
@@ -1596,7 +1662,7 @@ void rdlm_conn_unexport(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 	if (!wait_event_timeout(ls->wait, !atomic_read(&exp->regs), 5 * HZ)) {
 		/* teardown drains the QP and comes back here */
 		rdlm_conn_teardown(conn);
-		queue_work(rdlm_wq, &conn->err_work);
+		queue_delayed_work(rdlm_wq, &conn->err_work, 0);
 		return;
 	}
 	spin_lock_bh(&conn->lock);

@@ -260,13 +260,15 @@ struct rdlm_conn {
 	struct list_head entry;		/* rdlm_conn_list */
 	unsigned int users;		/* active: lockspaces */
 	struct delayed_work connect_work;
-	struct work_struct err_work;
+	struct delayed_work err_work;
 	struct work_struct up_work;
 	struct delayed_work hb_work;
 	unsigned long backoff_ms;
 	unsigned long last_activity;	/* jiffies */
 	u32 reconnects;
 	u32 rejects;
+	int last_event;			/* last failing CM event, -1 none */
+	int last_status;		/* its status, or a setup errno */
 	struct rdlm_conn_stats stats;
 };
 
