@@ -15,8 +15,33 @@ need_cluster()
 		{ echo "SKIP: needs $1 nodes"; exit $ksft_skip; }
 }
 
+# fabric_test NAME [CONF]: on any failure from here on, print this node's
+# fabric state, tell the other nodes (their barriers fail at once instead of
+# timing out), unconfigure (from CONF if given) and unload rdlm, so the next
+# test starts clean. NAME must be unique in the suite.
+fabric_test()
+{
+	FABRIC_TEST=$1
+	FABRIC_CONF=${2:-}
+	trap fabric_cleanup EXIT
+}
+
+fabric_cleanup()
+{
+	local rc=$?
+
+	[ "$rc" = 0 ] && return 0
+	touch "$RDLM_OUT/abort.$FABRIC_TEST.$ME"
+	echo "node$ME state at the failure:"
+	cat $DBG/peers $DBG/lockspaces $ST 2>/dev/null
+	dmesg | sed -n "/${KMSG_MARK:-^}/,\$p" | grep "rdlm" | tail -n 20
+	"$CONFIGURE" ${FABRIC_CONF:+-f "$FABRIC_CONF"} down >/dev/null 2>&1
+	rdlm_loaded && rmmod rdlm 2>/dev/null
+	exit "$rc"
+}
+
 # barrier NAME [SECS]: wait until every node reached NAME (files in the
-# cluster's shared output directory)
+# cluster's shared output directory); fail at once if a node failed
 barrier()
 {
 	local name=$1 secs=${2:-120} i n
@@ -25,6 +50,8 @@ barrier()
 	for ((i = 0; i < secs * 10; i++)); do
 		n=$(ls "$RDLM_OUT" | grep -c "^barrier\.$name\.")
 		[ "$n" -ge "$NODES" ] && return 0
+		ls "$RDLM_OUT" | grep -q "^abort\.${FABRIC_TEST:-none}\." &&
+			fail "barrier $name: another node failed ($(ls "$RDLM_OUT" | grep "^abort\."))"
 		sleep 0.1
 	done
 	fail "barrier $name: $n of $NODES nodes after $secs s"

@@ -11,6 +11,7 @@ rdlm_loaded && rdlm_unload
 kmsg_mark
 rdlm_load
 conf=$(mktemp)
+fabric_test refuse "$conf"
 if [ "$ME" = 3 ]; then
 	members=1,2,3
 else
