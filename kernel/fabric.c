@@ -206,13 +206,14 @@ struct rdlm_mbox_entry *rdlm_ls_mbox_ptr(struct rdlm_fabric_ls *ls, u32 slot)
  * @ls: lockspace
  * @rx: what arrived
  *
- * Without a user (no lock manager attached) the self-test accounts it.
+ * Without a user (no lock manager attached), or once the self-test claimed
+ * the lockspace, the self-test accounts it.
  */
 void rdlm_ls_deliver(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx)
 {
 	const struct rdlm_fabric_ls_ops *ops = READ_ONCE(ls->ops);
 
-	if (ops && ops->recv)
+	if (ops && ops->recv && !READ_ONCE(ls->st_claimed))
 		ops->recv(ls->priv, rx);
 	else
 		rdlm_selftest_rx(ls, rx);

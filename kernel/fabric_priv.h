@@ -173,6 +173,7 @@ struct rdlm_fabric_ls {
 	u32 local;
 	u8 atomic_mode;
 	bool dead;
+	bool st_claimed;		/* received traffic goes to the self-test */
 	u32 nr_slots;
 	u32 nr_mbox;
 	u32 nr_pages;

@@ -6,6 +6,9 @@
  * the kernel log saying what differed) when a returned value is wrong:
  *
  *   wait LS SECS		every member's table becomes known
+ *   claim LS			from now on SENDs and WRITE_WITH_IMMs arriving
+ *				for LS go to the self-test, not to the lock
+ *				manager (for lockspaces only the tests use)
  *   fa LS SLOT COUNT		COUNT concurrent FA(+1) per member; the values
  *				returned to us increase strictly
  *   read LS SLOT VALUE		the word reads VALUE on every member
@@ -422,13 +425,18 @@ static int rdlm_st_run(char *cmd)
 	int n, ret;
 
 	n = sscanf(cmd, "%7s %63s %u %llu %llu", op, name, &bnum, &a, &c);
-	if (n < 3)
+	if (n < 2)
 		return -EINVAL;
 	ls = rdlm_fabric_ls_get(name);
 	if (!ls)
 		return -ENOENT;
 	ret = -EINVAL;
-	if (!strcmp(op, "wait")) {
+	if (!strcmp(op, "claim") && n == 2) {
+		WRITE_ONCE(ls->st_claimed, true);
+		ret = 0;
+	} else if (n < 3) {
+		/* every other command takes a number */
+	} else if (!strcmp(op, "wait")) {
 		ret = rdlm_st_ready(ls, min(bnum, 600U));
 	} else if (!strcmp(op, "fa") && n == 4 && a && a <= RDLM_ST_MAX &&
 		   bnum < ls->nr_slots) {

@@ -29,6 +29,7 @@ rdlm_load
 
 for ls in fab-nic fab-cpu; do
 	st "wait $ls 90"
+	st "claim $ls"		# messages to the self-test, not the lock manager
 	barrier "$ls-ready"
 	for n in $(seq 1 "$NODES"); do
 		before[n]=$(verbs $n fa)
