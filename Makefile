@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Out-of-tree build of rdlm.ko against Debian's 6.1 headers.
 #
-#   make                 build rdlm.ko
+#   make                 build rdlm.ko and rdlm_torture.ko (the API's torture test)
 #   make W=1 / make C=1  extra warnings / sparse, as kbuild defines them
 #   make checkpatch      checkpatch.pl --strict on every kernel source
 #   make clean
@@ -29,6 +29,7 @@ checkpatch:
 # test cluster's guest modules under build/ included.
 clean:
 	rm -f rdlm.ko rdlm.mod rdlm.mod.c rdlm.o Module.symvers modules.order
+	rm -f rdlm_torture.ko rdlm_torture.mod rdlm_torture.mod.c rdlm_torture.o
 	find . \( -path ./build -o -path ./.git \) -prune -o -type f \( -name '*.o' -o -name '.*.cmd' \
 		-o -name '*.d' \) -print | xargs rm -f
 

@@ -131,6 +131,7 @@ enum torture_stat {
 	TS_TIMEDOUT,
 	TS_CANCEL,
 	TS_CANCELLED,
+	TS_DEMOTED,
 	TS_BASTS,
 	TS_INCS,
 	TS_ERRORS,
@@ -154,6 +155,7 @@ static const char *const torture_stat_names[TS_NR] = {
 	[TS_TIMEDOUT] = "timedout",
 	[TS_CANCEL] = "cancel_requests",
 	[TS_CANCELLED] = "cancelled",
+	[TS_DEMOTED] = "demoted",
 	[TS_BASTS] = "basts",
 	[TS_INCS] = "incs",
 	[TS_ERRORS] = "errors",
@@ -214,7 +216,8 @@ static atomic_long_t torture_stats[TS_NR];
 static atomic_t torture_threads_done;
 static u32 *torture_samples;
 static atomic_t torture_nr_samples;
-static ktime_t torture_start, torture_end;
+static ktime_t torture_start;
+static atomic64_t torture_end_ns;
 static struct dentry *torture_dir;
 static struct delayed_work torture_stat_work;
 
@@ -285,10 +288,14 @@ static int torture_request(struct torture_thread *t, int mode, u32 flags)
 		torture_count(TS_CANCEL);
 		if (prandom_u32_state(&t->rnd) & 1)
 			usleep_range(10, 500);
-		/* -EALREADY: granted (or failed) before the cancel came. */
+		/*
+		 * -EALREADY: granted or failed before the cancel came; a
+		 * failed first request leaves no lock: -ENOENT.
+		 */
 		ret = rdlm_unlock(torture_ls, t->lksb.lkid, RDLM_LKF_CANCEL,
 				  NULL, t);
-		if (ret && ret != -EALREADY) {
+		if (ret && ret != -EALREADY &&
+		    (ret != -ENOENT || (flags & RDLM_LKF_CONVERT))) {
 			torture_count(TS_ERRORS);
 			pr_err("thread %u: cancel of %.*s: %d\n", t->id,
 			       t->namelen, t->name, ret);
@@ -392,6 +399,8 @@ static u64 torture_granted(struct torture_thread *t, struct torture_name *tn,
 	u64 chk = get_unaligned((u64 *)(t->lvb + 8));
 
 	torture_count(TS_GRANT_NL + mode);
+	if (t->lksb.flags & RDLM_SBF_DEMOTED)
+		torture_count(TS_DEMOTED);
 	torture_claim(t, tn, mode);
 	if (mode == RDLM_LOCK_NL)
 		return val;
@@ -565,10 +574,10 @@ static int torture_thread_fn(void *arg)
 		torture_op(t);
 		cond_resched();
 	}
-	if (atomic_inc_return(&torture_threads_done) == nthreads) {
-		torture_end = ktime_get();
+	/* The last thread's time is the end: set before it is counted. */
+	atomic64_set(&torture_end_ns, ktime_get_ns());
+	if (atomic_inc_return(&torture_threads_done) == nthreads)
 		torture_summary("done");
-	}
 	/* Wait for kthread_stop(), which needs the task to still exist. */
 	for (;;) {
 		set_current_state(TASK_INTERRUPTIBLE);
@@ -618,8 +627,9 @@ static void torture_show_latency(struct seq_file *m)
 
 static int torture_stats_show(struct seq_file *m, void *v)
 {
-	int done = atomic_read(&torture_threads_done), i;
-	ktime_t end = done == nthreads ? torture_end : ktime_get();
+	int done = atomic_read_acquire(&torture_threads_done), i;
+	ktime_t end = done == nthreads ? ns_to_ktime(atomic64_read(&torture_end_ns)) :
+		      ktime_get();
 
 	seq_printf(m, "lockspace %s\nprefix %s\nnames %d\nthreads %d\n",
 		   lockspace, prefix, nlocks, nthreads);

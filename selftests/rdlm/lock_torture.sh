@@ -9,7 +9,9 @@
 # that went back; then every name's LVB counter must equal exactly the
 # number of EX increments all nodes made on it.
 #
-# TORTURE_SECS (default 4) sets how long each lockspace is tortured.
+# TORTURE_SECS (default 4) sets how long each lockspace is tortured,
+# TORTURE_LS the lockspaces (default: every lk-*), TORTURE_ARGS more module
+# parameters (e.g. "convert_pct=0 cancel_pct=0" to narrow a failure down).
 . ./lib.sh
 . ./fabric_lib.sh
 require_root
@@ -20,8 +22,8 @@ SECS=${TORTURE_SECS:-4}
 NAMES=4
 
 [ -f "$TORTURE_KO" ] || fail "no $TORTURE_KO"
-lockspaces=$(sed -n 's/^lockspace \(lk-[^[:space:]]*\).*/\1/p' \
-	"$REPO/tools/cluster/cluster.conf")
+lockspaces=${TORTURE_LS:-$(sed -n 's/^lockspace \(lk-[^[:space:]]*\).*/\1/p' \
+	"$REPO/tools/cluster/cluster.conf")}
 [ -n "$lockspaces" ] || fail "no lk-* lockspace in cluster.conf"
 
 rdlm_loaded && rdlm_unload
@@ -36,7 +38,7 @@ for ls in $lockspaces; do
 	st "wait $ls 90"
 	barrier "$ls-ready"
 	insmod "$TORTURE_KO" lockspace="$ls" prefix="t-$ls-" nlocks=$NAMES \
-		nthreads=2 duration_s="$SECS" ||
+		nthreads=2 duration_s="$SECS" ${TORTURE_ARGS:-} ||
 		fail "$ls: insmod rdlm_torture: $(dmesg | grep rdlm_torture | tail -n 2)"
 	for ((i = 0; i < (SECS + 60) * 10; i++)); do
 		grep -q '^state done' $TD/stats && break
@@ -55,13 +57,13 @@ for ls in $lockspaces; do
 	barrier "$ls-done"
 
 	if [ "$ME" = 1 ]; then
-		read -r -a counters < <(cat $TD/counters)
+		read -r -a counters <<<"$(cat $TD/counters)"
 		[ "${counters[0]}" = counters ] && [ ${#counters[@]} = $((NAMES + 1)) ] ||
 			fail "$ls: counters: ${counters[*]}"
 		for ((n = 0; n < NAMES; n++)); do
 			sum=0
 			for f in "$RDLM_OUT"/torture."$ls".*; do
-				read -r -a incs < <(stat "$f" incs_by_name)
+				read -r -a incs <<<"$(stat "$f" incs_by_name)"
 				sum=$((sum + incs[n]))
 			done
 			[ "${counters[n + 1]}" = "$sum" ] ||
