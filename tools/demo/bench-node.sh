@@ -57,16 +57,18 @@ for ls in $lockspaces; do
 				nthreads=1 nops="$OPS" shared_pct=0 convert_pct=0 \
 				noqueue_pct=0 async_pct=0 cancel_pct=0 hold_us=0 ||
 				fail "$ls: insmod rdlm_torture"
-			for ((i = 0; i < 3000; i++)); do
+			for ((i = 0; i < 1200; i++)); do
 				grep -q '^state done' $TD/stats && break
 				sleep 0.1
 			done
+			grep -q '^state done' $TD/stats ||
+				fail "$ls: requests never completed: $(tr '\n' ' ' <$TD/stats)"
 			awk -v ls="$ls" '{ s[$1] = $2 } END {
 				printf "kernel %s|%.1f %.1f %.1f %d %d\n", ls, s["lat_mean_ns"] / 1000,
 					s["lat_p50_ns"] / 1000, s["lat_p99_ns"] / 1000, s["ops"],
 					s["errors"] }' $TD/stats >>"$res"
 			rmmod rdlm_torture
-			"$BENCH" -L "$ls" -n "$OPS" -P 1 -k 1 -x 100 -p "u-$ls-" |
+			timeout -s INT 120 "$BENCH" -L "$ls" -n "$OPS" -P 1 -k 1 -x 100 -p "u-$ls-" |
 				awk -v ls="$ls" '{ for (i = 1; i < NF; i++) s[$i] = $(i + 1) }
 				END { printf "dev %s|%s %s %s %d 0\n", ls, s["mean_us"],
 					s["p50_us"], s["p99_us"], s["ops"] }' >>"$res"
