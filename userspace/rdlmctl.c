@@ -50,7 +50,8 @@ static void usage(FILE *out)
 "              lockspace down and remove the configuration (down)\n"
 " list         list the lockspaces configured on this node\n"
 " status       show configuration and counters of lockspaces\n"
-" dump         print this node's lock dump of a lockspace (debugfs)\n"
+" dump         print this node's counters and lock dump of a lockspace\n"
+"              (" DBG "/ls/LOCKSPACE)\n"
 " join         create and enable one lockspace on this node; KEY=VALUE\n"
 "              pairs set its configfs attributes (members=1,2,3 engine=dqnl)\n"
 " leave        disable and remove one lockspace on this node\n"
@@ -498,43 +499,30 @@ static int cmd_status(int argc, char **argv)
 	return 0;
 }
 
-/* Print the debugfs files of a lockspace: DBG/lockspaces/NAME/ (any depth 1). */
+/*
+ * Print a lockspace's debugfs file, DBG/ls/NAME: its counters, its
+ * engine's, and one line per lock this node knows.
+ */
 static int cmd_dump(int argc, char **argv)
 {
-	char path[PATH_MAX], **files, buf[4096];
-	int n, i, found = 0;
+	char path[PATH_MAX], buf[4096];
 	size_t r;
+	FILE *f;
 
 	if (argc != 2) {
 		err("dump: which lockspace?");
 		return 2;
 	}
-	snprintf(path, sizeof(path), DBG "/lockspaces/%s", argv[1]);
-	n = list_dir(path, &files);
-	if (n < 0) {
+	snprintf(path, sizeof(path), DBG "/ls/%s", argv[1]);
+	f = fopen(path, "r");
+	if (!f) {
 		err("%s: %s (debugfs mounted, lockspace enabled?)", path,
 		    strerror(errno));
 		return 1;
 	}
-	for (i = 0; i < n; i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), DBG "/lockspaces/%s/%s", argv[1],
-			 files[i]);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		printf("== %s\n", files[i]);
-		while ((r = fread(buf, 1, sizeof(buf), f)) > 0)
-			fwrite(buf, 1, r, stdout);
-		fclose(f);
-		found++;
-	}
-	free_names(files, n);
-	if (!found) {
-		err("dump: nothing to show for %s", argv[1]);
-		return 1;
-	}
+	while ((r = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, r, stdout);
+	fclose(f);
 	return 0;
 }
 
