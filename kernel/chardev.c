@@ -288,12 +288,14 @@ static void rdlm_dev_ast(void *arg)
 	sb_flags = ul->lksb.flags;
 	lost = status == -ENOLCK && (sb_flags & RDLM_SBF_LOST);
 	switch (ul->state) {
+	case RDLM_LKS_WAITING:
 	case RDLM_LKS_CONVERTING:
 		if (lost) {
 			/*
-			 * Lost while converting, or killed with the lockspace?
-			 * A cancel tells (-ENOENT: killed) and ends a
-			 * conversion of a lock that is lost anyway.
+			 * Granted but still waiting for the LVB, or converting,
+			 * when the lease was lost; or killed with the
+			 * lockspace? A cancel tells (-ENOENT: killed), and ends
+			 * a conversion of a lock that is lost anyway.
 			 */
 			ret = rdlm_unlock(rf->ls, ul->lksb.lkid,
 					  RDLM_LKF_CANCEL, NULL, ul);
@@ -303,8 +305,6 @@ static void rdlm_dev_ast(void *arg)
 				return;
 			}
 		}
-		fallthrough;
-	case RDLM_LKS_WAITING:
 		ul->wait_ns += ktime_to_ns(ktime_sub(ktime_get(), ul->wait_start));
 		if (!status) {
 			ul->mode = ul->req_mode;

@@ -7,10 +7,13 @@
  * usage: lock_helper eintr LS NAME
  *        lock_helper cancel LS NAME
  *        lock_helper convert LS NAME WAITING_FILE
+ *        lock_helper stress LS OPS
  *
- * Each expects NAME to be held elsewhere in a mode that blocks EX (convert:
- * held in PR, released once WAITING_FILE exists), checks every answer and
- * exits 0 when all were right.
+ * The first three expect NAME to be held elsewhere in a mode that blocks EX
+ * (convert: held in PR, released once WAITING_FILE exists), check every
+ * answer and exit 0 when all were right. stress makes OPS random requests
+ * of every kind on four names through two descriptors, and fails on any
+ * answer that is not a documented errno.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -139,13 +142,97 @@ static void do_convert(int fd, const char *name, const char *waiting)
 	CHECK(!rdlm_unlock(fd, lkid, NULL), "unlock");
 }
 
+static int errno_ok(int e)
+{
+	switch (e) {
+	case 0: case EINVAL: case ENOENT: case EBUSY: case EALREADY:
+	case EAGAIN: case ETIMEDOUT: case EINTR: case ECANCELED: case ENOLCK:
+	case EDEADLK: case ENOTCONN:
+		return 1;
+	}
+	return 0;
+}
+
+/* random requests of every kind; the lease may expire under them */
+static void do_stress(const char *ls, long ops)
+{
+	static const char *const names[] = { "s0", "s1", "s2", "s3" };
+	struct sigaction sa = { .sa_handler = on_alarm };
+	char lvb[RDLM_LVB_MAX] = "stress";
+	uint32_t lkids[16] = { 0 };
+	unsigned int seed = getpid();
+	struct rdlm_event ev;
+	int fds[2], ret = 0;
+	long i;
+
+	sigaction(SIGALRM, &sa, NULL);
+	fds[0] = rdlm_open(ls, RDLM_OPEN_NONBLOCK);
+	fds[1] = rdlm_open(ls, 0);
+	CHECK(fds[0] >= 0 && fds[1] >= 0, "join %s", ls);
+	if (failed)
+		return;
+	for (i = 0; i < ops; i++) {
+		int r = rand_r(&seed), fd = fds[r % 2], slot = (r >> 1) % 16;
+		int mode = (r >> 5) % 4;
+		const char *name = names[(r >> 7) % 4];
+
+		switch ((r >> 9) % 8) {
+		case 0:
+			ualarm(20000, 0);
+			ret = rdlm_lock(fd, mode, name, 2, RDLM_LKF_VALBLK,
+					(r >> 12) % 20, &lkids[slot], lvb);
+			ualarm(0, 0);
+			break;
+		case 1:
+			ret = rdlm_lock_async(fd, mode, name, 2, 0, (r >> 12) % 20,
+					      i, &lkids[slot]);
+			break;
+		case 2:
+			ret = rdlm_lock(fd, mode, name, 2, RDLM_LKF_NOQUEUE, 0,
+					&lkids[slot], NULL);
+			break;
+		case 3:
+			ret = rdlm_convert(fd, lkids[slot], mode,
+					   (r >> 12) % 2 ? RDLM_LKF_ASYNC :
+					   RDLM_LKF_NOQUEUE, 0, NULL);
+			break;
+		case 4:
+			ret = (r >> 12) % 2 ? rdlm_unlock(fd, lkids[slot], lvb) :
+				rdlm_unlock_async(fd, lkids[slot], NULL);
+			break;
+		case 5:
+			ret = rdlm_cancel(fd, lkids[slot]);
+			break;
+		case 6:
+			ret = rdlm_read_event(fds[0], &ev);
+			if (ret == -EAGAIN)
+				ret = 0;
+			break;
+		default:
+			usleep(r % 2000);
+			ret = 0;
+			break;
+		}
+		CHECK(errno_ok(-ret), "op %ld: %d", i, ret);
+		if (failed)
+			return;
+	}
+	rdlm_close(fds[0]);
+	rdlm_close(fds[1]);
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: lock_helper eintr|cancel|convert LS NAME [FILE]\n");
+		fprintf(stderr, "usage: lock_helper eintr|cancel|convert LS NAME [FILE]\n"
+			"       lock_helper stress LS OPS\n");
 		return 2;
+	}
+	if (!strcmp(argv[1], "stress")) {
+		do_stress(argv[2], atol(argv[3]));
+		return failed;
 	}
 	fd = rdlm_open(argv[2], RDLM_OPEN_CLOEXEC);
 	if (fd < 0) {

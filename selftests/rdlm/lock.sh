@@ -1,0 +1,199 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Cluster locks through /dev/rdlm, from every node, in every lockspace
+# named lk-* in tools/cluster/cluster.conf (one per engine and atomic mode):
+#  - mutual exclusion: $PROCS processes per node increment a counter kept in
+#    the LVB under EX, $INCS times each; the final value is exact;
+#  - PR holders of every node hold at once, and EX is refused to everybody
+#    meanwhile; EX excludes PR on other nodes (trylock, timeout);
+#  - a conversion waits for another node's PR holder; trylock and timeout of
+#    conversions; cancel and signal interruption against another node;
+#  - kill -9 of a holder releases its lock: a waiter on another node gets it.
+#
+# RDLM_LOCK_INCS (default 1700: 3 nodes x 2 x 1700 = 10,200 increments per
+# lockspace, 2-3 minutes per lockspace under TCG), RDLM_LOCK_PROCS (2),
+# RDLM_LOCK_LS (the lockspaces to use) and RDLM_LOCK_STALL (seconds the
+# counter may take on one node, 600) tune it.
+. ./lib.sh
+. ./fabric_lib.sh
+require_root
+need_cluster 2
+RDLMCTL=$REPO/userspace/rdlmctl
+BENCH=$REPO/userspace/rdlm-bench
+INCS=${RDLM_LOCK_INCS:-1700}
+PROCS=${RDLM_LOCK_PROCS:-2}
+STALL=${RDLM_LOCK_STALL:-600}	# seconds the counter may take per node
+LSS=${RDLM_LOCK_LS:-$(awk '$1 == "lockspace" && $2 ~ /^lk-/ { print $2 }' \
+	"$REPO/tools/cluster/cluster.conf")}
+[ -n "$LSS" ] || { echo "SKIP: no lk-* lockspace in cluster.conf"; exit $ksft_skip; }
+TMP=$(mktemp -d)
+
+# A node that fails tells the others, so that they stop at their next
+# barrier instead of waiting for it to time out.
+fail()
+{
+	echo "FAIL: $*"
+	touch "$RDLM_OUT/lock-failed.$ME"
+	exit 1
+}
+
+sync_nodes()
+{
+	local i n
+
+	touch "$RDLM_OUT/barrier.$1.$ME"
+	for ((i = 0; i < 9000; i++)); do
+		ls "$RDLM_OUT" | grep -q "^lock-failed\." &&
+			{ echo "FAIL: another node failed"; exit 1; }
+		n=$(ls "$RDLM_OUT" | grep -c "^barrier\.$1\.")
+		[ "$n" -ge "$NODES" ] && return 0
+		sleep 0.1
+	done
+	fail "barrier $1: $n of $NODES nodes after 900 s"
+}
+
+rdlm_loaded && rdlm_unload
+kmsg_mark
+rdlm_load
+"$CONFIGURE" up || fail "configure"
+# The holders below wait seconds for other nodes under TCG, longer than the
+# lk-* lockspaces' lease, after which the bakery and central would report
+# them lost and let waiters in: give every lockspace a 60 s lease here.
+for ls in $LSS; do
+	echo 0 >$CFS/lockspaces/$ls/enable &&
+		echo 60000000 >$CFS/lockspaces/$ls/lease_us &&
+		echo 1 >$CFS/lockspaces/$ls/enable || fail "$ls: lease"
+done
+
+# hold LS NAME MODE: hold NAME in MODE in the background until release NAME
+hold()
+{
+	local i
+
+	rm -f "$TMP/held.$2" "$TMP/release.$2"
+	"$RDLMCTL" lock -o -L "$1" -m "$3" "$2" -- bash -c \
+		"touch $TMP/held.$2; while [ ! -e $TMP/release.$2 ]; do sleep 0.05; done" &
+	HOLDER=$!
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$TMP/held.$2" ] && return 0
+		sleep 0.1
+	done
+	fail "$1: $3 on $2 not granted in 60 s"
+}
+
+release()
+{
+	touch "$TMP/release.$1"
+	wait "$HOLDER" || fail "holder of $1 failed"
+}
+
+# wait_file FILE: wait (60 s at most) for FILE to exist
+wait_file()
+{
+	local i
+
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	fail "$1 did not appear"
+}
+
+for ls in $LSS; do
+	st "wait $ls 90"
+	sync_nodes "$ls-ready"
+
+	# mutual exclusion: a counter in the LVB, incremented under EX
+	timeout "$STALL" "$BENCH" -L "$ls" -n "$INCS" -P "$PROCS" -k 1 -x 100 \
+		-p cnt- >"$TMP/bench" 2>&1 ||
+		fail "$ls: rdlm-bench: $(cat "$TMP/bench") (status $?)"
+	echo "$ls: node $ME: $(cat "$TMP/bench")"
+	sync_nodes "$ls-counted"
+	if [ "$ME" = 1 ]; then
+		want=$((NODES * PROCS * INCS))
+		got=$("$BENCH" -L "$ls" -r 1 -p cnt-) || fail "$ls: read counter"
+		[ "$got" = "counters $want" ] ||
+			fail "$ls: counter: $got, expected $want"
+		echo "$ls: $want increments from $NODES nodes, counter exact"
+	fi
+
+	# PR holders of every node at once; EX is refused to all meanwhile
+	hold "$ls" shared PR
+	sync_nodes "$ls-pr-held"
+	expect_fail "held elsewhere" "$RDLMCTL" lock -n -L "$ls" shared -- true
+	sync_nodes "$ls-pr-checked"
+	release shared
+	sync_nodes "$ls-pr-released"
+
+	# EX on node 1 excludes PR elsewhere, until it is released
+	[ "$ME" = 1 ] && hold "$ls" excl EX
+	sync_nodes "$ls-ex-held"
+	if [ "$ME" != 1 ]; then
+		expect_fail "held elsewhere" \
+			"$RDLMCTL" lock -n -s -L "$ls" excl -- true
+		expect_fail "timed out" \
+			"$RDLMCTL" lock -w 0.3 -s -L "$ls" excl -- true
+	fi
+	sync_nodes "$ls-ex-checked"
+	[ "$ME" = 1 ] && release excl
+	sync_nodes "$ls-ex-released"
+	"$RDLMCTL" lock -w 60 -s -L "$ls" excl -- true ||
+		fail "$ls: PR after the EX holder left"
+
+	# conversions, signals and cancel on node 2, against node 1's holders
+	[ "$ME" = 1 ] && hold "$ls" conv PR
+	sync_nodes "$ls-conv-held"
+	if [ "$ME" = 2 ]; then
+		timeout 120 ./lock_helper convert "$ls" conv \
+			"$RDLM_OUT/conv-waiting.$ls" ||
+			fail "$ls: conversions"
+	elif [ "$ME" = 1 ]; then
+		wait_file "$RDLM_OUT/conv-waiting.$ls"
+		release conv
+	fi
+	sync_nodes "$ls-conv-done"
+	[ "$ME" = 1 ] && hold "$ls" sig EX
+	sync_nodes "$ls-sig-held"
+	if [ "$ME" = 2 ]; then
+		timeout 120 ./lock_helper eintr "$ls" sig ||
+			fail "$ls: signal interruption"
+		timeout 120 ./lock_helper cancel "$ls" sig || fail "$ls: cancel"
+	fi
+	sync_nodes "$ls-sig-done"
+	[ "$ME" = 1 ] && release sig
+
+	# kill -9 of a holder on node 1 lets the waiter on node 2 in
+	if [ "$ME" = 1 ]; then
+		"$RDLMCTL" lock -o -L "$ls" victim -- \
+			bash -c "touch $TMP/victim; exec sleep 600" &
+		victim=$!
+		wait_file "$TMP/victim"
+	fi
+	sync_nodes "$ls-victim-held"
+	if [ "$ME" = 2 ]; then
+		rm -f "$TMP/got"
+		"$RDLMCTL" lock -w 120 -L "$ls" victim -- touch "$TMP/got" &
+		waiter=$!
+		sleep 1
+		[ -e "$TMP/got" ] && fail "$ls: granted while held elsewhere"
+		touch "$RDLM_OUT/victim-waiting.$ls"
+		wait "$waiter" || fail "$ls: the waiter did not get the lock"
+		[ -e "$TMP/got" ] || fail "$ls: the waiter's command did not run"
+		echo "$ls: kill -9 of the holder on node 1 let node 2 in"
+	elif [ "$ME" = 1 ]; then
+		wait_file "$RDLM_OUT/victim-waiting.$ls"
+		child=$(pgrep -P "$victim")
+		kill -9 "$victim"
+		{ wait "$victim"; } 2>/dev/null
+		[ -n "$child" ] && kill -9 "$child"
+	fi
+	sync_nodes "$ls-victim-done"
+	echo "$ls: ok"
+done
+
+sync_nodes lock-done
+"$CONFIGURE" down || fail "unconfigure"
+grep -q "^locks 0$" $DBG/dev || fail "locks left: $(cat $DBG/dev)"
+rdlm_unload
+rm -rf "$TMP"
+kmsg_check
