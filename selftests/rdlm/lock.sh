@@ -11,7 +11,7 @@
 #  - kill -9 of a holder releases its lock: a waiter on another node gets it.
 #
 # RDLM_LOCK_INCS (default 1700: 3 nodes x 2 x 1700 = 10,200 increments per
-# lockspace, 2-3 minutes per lockspace under TCG), RDLM_LOCK_PROCS (2),
+# lockspace, 70-80 s per lockspace under TCG), RDLM_LOCK_PROCS (2),
 # RDLM_LOCK_LS (the lockspaces to use) and RDLM_LOCK_STALL (seconds the
 # counter may take on one node, 600) tune it.
 . ./lib.sh
@@ -106,7 +106,7 @@ for ls in $LSS; do
 	# mutual exclusion: a counter in the LVB, incremented under EX
 	timeout "$STALL" "$BENCH" -L "$ls" -n "$INCS" -P "$PROCS" -k 1 -x 100 \
 		-p cnt- >"$TMP/bench" 2>&1 ||
-		fail "$ls: rdlm-bench: $(cat "$TMP/bench") (status $?)"
+		{ rc=$?; fail "$ls: rdlm-bench exited $rc (124: no progress in $STALL s): $(cat "$TMP/bench")"; }
 	echo "$ls: node $ME: $(cat "$TMP/bench")"
 	sync_nodes "$ls-counted"
 	if [ "$ME" = 1 ]; then
