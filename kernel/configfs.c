@@ -655,11 +655,13 @@ static int rdlm_ls_enable_lm(struct rdlm_ls *ls, u32 local)
 	p->backoff_r_ns = (u64)ls->backoff_r_us * NSEC_PER_USEC;
 	p->backoff_l_ns = (u64)ls->backoff_l_us * NSEC_PER_USEC;
 	p->kmax = ls->kmax;
-	/* the queue engines address one mailbox entry per request and node */
-	p->nr_reqs = min(ls->nr_reqs, ls->mailbox_slots / ls->nr_members);
+	/* queue engines: RDLM_MBOX_KINDS mailbox entries per request and node */
+	p->nr_reqs = min(ls->nr_reqs, ls->mailbox_slots /
+			 (ls->nr_members * RDLM_MBOX_KINDS));
 	ret = -EINVAL;
 	if (!p->nr_reqs)
-		cfg_reject(&ls->item, "mailbox_slots below the member count");
+		cfg_reject(&ls->item, "mailbox_slots below %u x the member count",
+			   RDLM_MBOX_KINDS);
 	else if (!lc->ops)
 		cfg_reject(&ls->item, "engine %s is not built in", ls->engine);
 	else
@@ -832,7 +834,7 @@ static struct config_item *rdlm_lockspaces_make_item(struct config_group *group,
 	strscpy(ls->engine, "bakery", sizeof(ls->engine));
 	ls->atomic_mode = RDLM_ATOMIC_NIC;
 	ls->table_size = 1024;
-	ls->mailbox_slots = 256;
+	ls->mailbox_slots = 1024;
 	ls->lease_us = 10000;
 	ls->omega_ns = 5000;
 	ls->backoff_r_us = 10;

@@ -143,11 +143,14 @@ void dq_home_cas(struct rdlm_engine *eng, struct rdlm_out *out, u32 slot,
  * @kind: &enum dq_notice
  * @arg: 24-bit argument
  *
- * Mailbox slot: the target's request index times the number of nodes plus
- * the sender's node, so that concurrent notices from different nodes to
- * one request (a successor, shared requests) never share a slot; the
- * mailbox holds nr_reqs x nr_nodes entries.  The immediate carries the
- * target identity so that notices for an earlier enqueue are dropped.
+ * Mailbox entry: one per (target request, sender node, notice kind), so
+ * that concurrent notices from different nodes to one request (a successor,
+ * shared requests) never share an entry, nor a handover and the next
+ * request the same node queues behind its receiver (GRANT, then SUCC, both
+ * in flight before the receiver reads the first). A second notice of one
+ * kind from one node to one request needs the receiver's answer to the
+ * first, so it cannot overwrite it. The immediate carries the target
+ * identity so that notices for an earlier enqueue are dropped.
  */
 void dq_notify(struct rdlm_engine *eng, struct rdlm_out *out,
 	       struct rdlm_req *req, u32 target, u8 kind, u32 arg)
@@ -158,7 +161,8 @@ void dq_notify(struct rdlm_engine *eng, struct rdlm_out *out,
 	memset(&v, 0, sizeof(v));
 	v.kind = RDLM_VERB_WRITE_IMM;
 	v.node = dq_id_node(target);
-	v.slot = dq_id_idx(target) * eng->p.nr_nodes + eng->p.node;
+	v.slot = (dq_id_idx(target) * eng->p.nr_nodes + eng->p.node) *
+		 RDLM_MBOX_KINDS + kind - 1;
 	v.imm = target;
 	v.arg0 = dq_note(kind, arg, d->id);
 	v.req = req;
@@ -694,11 +698,14 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	unsigned long flags = 0;
 
 	if (rx->kind == RDLM_VERB_WRITE_IMM) {
-		u32 idx = rx->slot / eng->p.nr_nodes;
+		u32 entry = rx->slot / RDLM_MBOX_KINDS;
+		u32 idx = entry / eng->p.nr_nodes;
 		u8 kind = (u8)(rx->value >> 56);
 
+		/* the entry must be the one the sender's notice kind uses */
 		req = idx < eng->p.nr_reqs &&
-		      rx->slot % eng->p.nr_nodes == rx->src ?
+		      entry % eng->p.nr_nodes == rx->src &&
+		      rx->slot % RDLM_MBOX_KINDS == (u8)(kind - 1) ?
 		      &eng->reqs[idx] : NULL;
 		if (!req || !req->busy || dq(req)->id != rx->imm ||
 		    dq(req)->phase == DQ_IDLE || dq(req)->phase == DQ_FINISH) {

@@ -406,6 +406,24 @@ const struct rdlm_engine_ops *rdlm_engine_find(const char *name);
  */
 void rdlm_engine_default_params(struct rdlm_engine_params *p);
 
+/*
+ * Mailbox entries a request has per sending node: one per notice kind, so
+ * that two notices of different kinds from one node (a handover, then a
+ * new request queueing behind the one it handed to) never share an entry.
+ */
+#define RDLM_MBOX_KINDS		4
+
+/**
+ * rdlm_engine_mbox_slots() - mailbox entries an engine may write to
+ * @p: parameters with nr_nodes and nr_reqs set
+ *
+ * Return: the receive area every member must have, in entries.
+ */
+static inline u32 rdlm_engine_mbox_slots(const struct rdlm_engine_params *p)
+{
+	return p->nr_reqs * p->nr_nodes * RDLM_MBOX_KINDS;
+}
+
 /**
  * rdlm_engine_init() - set up an engine instance
  * @eng: instance to initialise (caller memory)

@@ -936,12 +936,14 @@ static int run_seeds(const char *name, struct sim_cfg *c, int nseeds)
 		ovf += res.overflows;
 		fails += res.fails;
 		if (res.violations || res.fifo_violations || res.stuck ||
-		    res.grants < c->nops) {
-			printf("# %s seed %llu: %llu safety, %llu FIFO violations, %llu stuck, %llu grants; replay: sim-check --seed %llu\n",
+		    res.mbox_lost || res.mbox_errors || res.grants < c->nops) {
+			printf("# %s seed %llu: %llu safety, %llu FIFO violations, %llu stuck, %llu notices lost, %llu grants; replay: sim-check --seed %llu\n",
 			       name, (unsigned long long)c->seed,
 			       (unsigned long long)res.violations,
 			       (unsigned long long)res.fifo_violations,
 			       (unsigned long long)res.stuck,
+			       (unsigned long long)(res.mbox_lost +
+						    res.mbox_errors),
 			       (unsigned long long)res.grants,
 			       (unsigned long long)c->seed);
 			if (res.first_violation[0])
@@ -965,6 +967,8 @@ static void dq_cfg(struct sim_cfg *c, const struct rdlm_engine_ops *ops)
 {
 	sim_cfg_faulty(c, ops);
 	c->max_events = 60000000;	/* about 6x what a good run needs */
+	/* N-CoSED's shared notices rely on one request per node and word */
+	c->node_queue = true;
 }
 
 /* queue engines: many recoveries on hot, long-held words */

@@ -80,10 +80,23 @@ struct client {
 	bool busy;
 };
 
+/*
+ * One mailbox entry. As on the fabric, a WRITE_WITH_IMM lands here when it
+ * arrives and the receiver reads it only when it handles the completion,
+ * so a second notice into one entry before then overwrites the first.
+ */
+struct sim_mbox {
+	u64 value;
+	u32 imm;
+	u32 src;
+};
+
 struct node {
 	struct rdlm_engine eng;
 	u64 *table;
 	u64 *busy_until;	/* per word, NIC serialisation */
+	struct sim_mbox *mbox;	/* WRITE_WITH_IMM receive area */
+	u32 nr_mbox;
 	u64 cpu_busy;
 	bool crashed;
 	bool paused;
@@ -636,6 +649,21 @@ static void client_start(struct sim *s, u32 nid, u32 ci)
 		}
 		c->first_start = s->now;
 	}
+	if (s->cfg->node_queue) {
+		/*
+		 * The lock manager asks the engine once per node and word and
+		 * grants its local waiters from that hold; here they wait.
+		 */
+		u32 w = word_of(s, c->word % s->cfg->nodes,
+				c->word / s->cfg->nodes);
+
+		for (r = s->wactive[w]; r; r = r->wnext) {
+			if (r->node == nid) {
+				client_next(s, nid, ci, 1000);
+				return;
+			}
+		}
+	}
 	req = rdlm_req_alloc(&n->eng);
 	if (!req) {
 		client_next(s, nid, ci, 1000);
@@ -754,6 +782,21 @@ static void handle(struct sim *s, struct ev *e)
 			r->rx.imm = e->verb.imm;
 			r->rx.value = e->verb.arg0;
 			r->rx.msg = e->verb.msg;
+			if (e->verb.kind == RDLM_VERB_WRITE_IMM) {
+				struct sim_mbox *m;
+
+				if (e->verb.slot >= n->nr_mbox) {
+					s->res->mbox_errors++;
+					ev_free(s, r);
+					send_cqe(s, e->src, e->node, &e->verb,
+						 -EINVAL, 0, s->now + 1);
+					break;
+				}
+				m = &n->mbox[e->verb.slot];
+				m->value = e->verb.arg0;
+				m->imm = e->verb.imm;
+				m->src = e->src;
+			}
 			ev_push(s, r);
 			/* sender completion: ack back */
 			send_cqe(s, e->src, e->node, &e->verb, 0, 0,
@@ -803,6 +846,19 @@ static void handle(struct sim *s, struct ev *e)
 				r->enq = true;
 				r->enq_seq = ++s->enq_seq;
 			}
+		}
+		if (e->rx.kind == RDLM_VERB_WRITE_IMM) {
+			/* what the entry holds now, as the fabric reads it */
+			const struct sim_mbox *m = &n->mbox[e->rx.slot];
+
+			if (m->src != e->src) {
+				s->res->mbox_lost++;
+				break;
+			}
+			if (m->value != e->rx.value || m->imm != e->rx.imm)
+				s->res->mbox_lost++;
+			e->rx.value = m->value;
+			e->rx.imm = m->imm;
 		}
 		if (n->eng.ops->recv) {
 			out = mkout(s, e->node);
@@ -955,9 +1011,12 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 			return ret;
 		n->table = calloc(cfg->slots, sizeof(u64));
 		n->busy_until = calloc(cfg->slots, sizeof(u64));
+		n->nr_mbox = rdlm_engine_mbox_slots(&p);
+		n->mbox = calloc(n->nr_mbox, sizeof(*n->mbox));
 		n->clients = calloc(cfg->clients, sizeof(*n->clients));
 		n->sreqs = calloc(p.nr_reqs, sizeof(*n->sreqs));
-		if (!n->table || !n->busy_until || !n->clients || !n->sreqs)
+		if (!n->table || !n->busy_until || !n->mbox || !n->clients ||
+		    !n->sreqs)
 			return -ENOMEM;
 		for (j = 0; j < cfg->clients; j++) {
 			u64 t0 = rnd(s) % 10000;
@@ -1030,6 +1089,7 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 		rdlm_engine_fini(&n->eng);
 		free(n->table);
 		free(n->busy_until);
+		free(n->mbox);
 		free(n->clients);
 		free(n->sreqs);
 	}

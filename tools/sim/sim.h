@@ -48,6 +48,7 @@ struct sim_cfg {
 	u64 max_events;
 
 	/* scripted workloads (queue-engine experiments) */
+	bool node_queue;	/* one request per node and word, as the core */
 	bool fixed_word;	/* client g (global index) always locks g % nlocks */
 	u64 cascade_hold;	/* node 0 client 0 locks first (exclusive) and
 				 * holds this long; the others start after it
@@ -74,6 +75,8 @@ struct sim_result {
 	u64 max_wait;
 	char first_violation[256];
 	u64 cas_failed;		/* engines' stats.cas_failed */
+	u64 mbox_lost;		/* notices overwritten before they were read */
+	u64 mbox_errors;	/* notices outside the receiver's mailbox */
 	u64 cascade_t0;		/* cascade: when the first holder released */
 };
 

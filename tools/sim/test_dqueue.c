@@ -100,6 +100,12 @@ static void dqt_cqe(struct rdlm_engine *eng, const struct rdlm_verb *v,
 	eng->ops->complete(eng, &c, &o);
 }
 
+/* mailbox entry of a notice of @kind from node @from to @r (4 nodes) */
+static u32 mbox(const struct rdlm_req *r, u32 from, u8 kind)
+{
+	return (r->idx * 4 + from) * RDLM_MBOX_KINDS + kind - 1;
+}
+
 /* the WRITE_WITH_IMM @v lands at @to */
 static void dqt_imm(struct rdlm_engine *to, const struct rdlm_verb *v,
 		    u32 from)
@@ -213,7 +219,7 @@ static void t_dq_handover(void)
 	CHECK(!find(RDLM_ACT_GRANT, 0));
 	CHECK(dqt_post(RDLM_VERB_WRITE_IMM, 0, &note));
 	/* into A's mailbox slot, never the lock table */
-	CHECK(note.node == 0 && note.slot == a->idx * 4 + 2 &&
+	CHECK(note.node == 0 && note.slot == mbox(a, 2, DQ_N_SUCC) &&
 	      note.imm == ida);
 	CHECK((u32)note.arg0 == idb && note.arg0 >> 56 == DQ_N_SUCC);
 	dqt_imm(&DA, &note, 2);
@@ -225,11 +231,17 @@ static void t_dq_handover(void)
 
 	dqt_unlock(&DA, a);			/* successor known: no CAS */
 	CHECK(dqt_posts() == 1 && dqt_post(RDLM_VERB_WRITE_IMM, 0, &hand));
-	CHECK(hand.node == 2 && hand.slot == b->idx * 4 && hand.imm == idb &&
+	CHECK(hand.node == 2 && hand.slot == mbox(b, 0, DQ_N_GRANT) &&
+	      hand.imm == idb &&
 	      hand.arg0 >> 56 == DQ_N_GRANT);
 	CHECK(!find(RDLM_ACT_DONE, 0));
 	dqt_cqe(&DA, &hand, 0, 0);
 	CHECK(find(RDLM_ACT_DONE, 0));
+	/* a GRANT found in another kind's entry is not one: dropped */
+	hand.slot = mbox(b, 0, DQ_N_SUCC);
+	dqt_imm(&DB, &hand, 0);
+	CHECK(!find(RDLM_ACT_GRANT, 0) && DB.stats.stale == 1);
+	hand.slot = mbox(b, 0, DQ_N_GRANT);
 	dqt_imm(&DB, &hand, 0);
 	CHECK(find(RDLM_ACT_GRANT, 0));
 	dqt_imm(&DB, &hand, 0);			/* twice: ignored */
@@ -254,7 +266,7 @@ static void t_dq_transient(void)
 	CHECK(DA.stats.cas_failed == 1);
 	/* the successor's notice lands: hand over, then done */
 	memset(&v, 0, sizeof(v));
-	v.slot = a->idx * 4 + 2;		/* mailbox row of node 2 */
+	v.slot = mbox(a, 2, DQ_N_SUCC);
 	v.imm = ida;
 	v.arg0 = dq_note(DQ_N_SUCC, 0, other);
 	dqt_imm(&DA, &v, 2);
@@ -404,7 +416,7 @@ static void t_nc_behind_ex(void)
 	/* exclusive release with a shared waiter and no successor */
 	d = dqt_held(&DA);
 	memset(&v, 0, sizeof(v));
-	v.slot = d->idx * 4 + 3;
+	v.slot = mbox(d, 3, DQ_N_SHREQ);
 	v.imm = dq(d)->id;
 	v.arg0 = dq_note(DQ_N_SHREQ, 0, dq_mkid(3, 2, 2));
 	dqt_imm(&DA, &v, 3);
@@ -439,7 +451,7 @@ static void t_dq_cancel(void)
 	dqt_unlock(&DB, b);
 	CHECK(!find(RDLM_ACT_FAIL, 0) && !dqt_posts());
 	memset(&v, 0, sizeof(v));
-	v.slot = b->idx * 4 + 3;
+	v.slot = mbox(b, 3, DQ_N_GRANT);
 	v.imm = dq(b)->id;
 	v.arg0 = dq_note(DQ_N_GRANT, 0, x);
 	dqt_imm(&DB, &v, 3);
