@@ -186,10 +186,11 @@ void rdlm_ls_cb_work(struct work_struct *work)
 			if (ast == rdlm_wake)
 				ast = NULL;
 		}
-		if ((flags & RDLM_CB_BAST) && lkb->bast)
-			lkb->bast(lkb->bast_arg, bmode);
+		/* after the final ast the caller may have freed bast_arg */
 		if (flags & RDLM_CB_FREE)
 			rdlm_lkb_free(ls, lkb);
+		else if ((flags & RDLM_CB_BAST) && lkb->bast)
+			lkb->bast(lkb->bast_arg, bmode);
 	}
 }
 
@@ -334,6 +335,7 @@ static void rdlm_lkb_unwait(struct rdlm_lkb *lkb)
 {
 	list_del_init(&lkb->wt_entry);
 	lkb->rqmode = -1;
+	lkb->timeout_at = 0;
 	if (timer_pending(&lkb->timeout))
 		del_timer(&lkb->timeout);
 }
@@ -559,10 +561,13 @@ static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
 		break;
 	case RDLM_ACT_FAIL:
 		/*
-		 * Cancelled by us, or (bakery) our ticket was skipped by a
-		 * reset: the waiters ask again once the engine is DONE.
+		 * Cancelled by us, our ticket was skipped by a reset (bakery),
+		 * or the grant came after the lease it would have run on had
+		 * ended (a long queue): the waiters ask again once the engine
+		 * is DONE.
 		 */
-		if (act->err == -ECANCELED || act->err == -EDEADLK)
+		if (act->err == -ECANCELED || act->err == -EDEADLK ||
+		    act->err == -ETIMEDOUT)
 			break;
 		if (act->err == -EAGAIN)
 			rdlm_slot_fail_waiters(ls, s, -EAGAIN, true);
@@ -788,7 +793,9 @@ static void rdlm_lkb_timeout(struct timer_list *t)
 	struct rdlm_lockspace *ls = lkb->ls;
 
 	spin_lock_bh(&ls->lock);
-	if (lkb->rqmode >= 0 && lkb->state != RDLM_LKB_DEAD) {
+	/* not a request that came after the one this timer was armed for */
+	if (lkb->rqmode >= 0 && lkb->state != RDLM_LKB_DEAD &&
+	    lkb->timeout_at && time_after_eq(jiffies, lkb->timeout_at)) {
 		struct rdlm_slot *s = lkb->res->slot;
 
 		rdlm_lkb_fail(ls, lkb, -ETIMEDOUT);
@@ -845,9 +852,10 @@ static int rdlm_request(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 			rdlm_lkb_fail(ls, lkb, -EAGAIN);
 		return 0;
 	}
-	if (timeout_ms)
-		mod_timer(&lkb->timeout,
-			  jiffies + msecs_to_jiffies(timeout_ms));
+	if (timeout_ms) {
+		lkb->timeout_at = jiffies + msecs_to_jiffies(timeout_ms) ?: 1;
+		mod_timer(&lkb->timeout, lkb->timeout_at);
+	}
 	rdlm_slot_pass(ls, s);
 	return 0;
 }
@@ -861,9 +869,22 @@ static int rdlm_check_ls(struct rdlm_lockspace *ls, u32 home)
 	return 0;
 }
 
+/* A conversion's callbacks replace the lock's, as in fs/dlm. */
+static void rdlm_lkb_set_cbs(struct rdlm_lkb *lkb, void (*ast)(void *arg),
+			     void *arg, void (*bast)(void *arg, int mode),
+			     void *bast_arg)
+{
+	lkb->ast = ast;
+	lkb->arg = arg;
+	lkb->bast = bast;
+	lkb->bast_arg = bast_arg;
+}
+
 static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 			struct rdlm_lksb *lksb, u32 flags,
-			unsigned int timeout_ms)
+			unsigned int timeout_ms, void (*ast)(void *arg),
+			void *arg, void (*bast)(void *arg, int mode),
+			void *bast_arg)
 {
 	struct rdlm_lkb *lkb, *w;
 	struct rdlm_res *res;
@@ -894,6 +915,7 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 		    (flags & (RDLM_LKF_VALBLK | RDLM_LKF_IVVALBLK)))
 			rdlm_lvb_put(ls, res, lksb->lvb,
 				     flags & RDLM_LKF_IVVALBLK);
+		rdlm_lkb_set_cbs(lkb, ast, arg, bast, bast_arg);
 		lkb->grmode = mode;
 		lkb->bast_sent = false;
 		lkb->lksb = lksb;
@@ -914,6 +936,7 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 			goto out;
 		}
 	}
+	rdlm_lkb_set_cbs(lkb, ast, arg, bast, bast_arg);
 	lkb->lksb = lksb;
 	lkb->state = RDLM_LKB_CONVERTING;
 	lkb->bast_sent = false;
@@ -948,7 +971,8 @@ static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
 		       RDLM_LKF_NOQUEUEBAST)))
 		return -EINVAL;
 	if (flags & RDLM_LKF_CONVERT)
-		return rdlm_convert(ls, mode, lksb, flags, timeout_ms);
+		return rdlm_convert(ls, mode, lksb, flags, timeout_ms, ast,
+				    arg, bast, bast_arg);
 	if (!name || !namelen || namelen > RDLM_NAME_MAX)
 		return -EINVAL;
 
@@ -1013,6 +1037,7 @@ out_free:
  * @bast: blocking callback (may be NULL): someone waits for a mode this
  *	granted lock blocks; at most one until the lock is converted
  *
+ * A conversion's @ast, @arg and @bast replace the lock's from then on.
  * On success the request is queued and @ast runs later, in process
  * context, with @lksb->status: 0 (granted), -EAGAIN (NOQUEUE), -ETIMEDOUT,
  * -RDLM_ECANCEL, -EDEADLK, -ENOLCK (lockspace went away), -ENOTCONN. A

@@ -109,6 +109,7 @@ struct rdlm_lkb {
 	void (*bast)(void *arg, int mode);
 	void *arg;
 	struct timer_list timeout;
+	unsigned long timeout_at;	/* jiffies; 0: no timeout armed */
 	u64 wait_start;
 	/* callbacks, under ls->lock */
 	struct list_head cb_entry;	/* ls->cb_list, if cb_flags */
