@@ -167,8 +167,11 @@ void rdlm_ls_cb_work(struct work_struct *work)
 		bmode = lkb->cb_bast_mode;
 		ast = lkb->ast;
 		arg = lkb->arg;
-		if (ast == rdlm_wake) {
-			/* a waiter on the stack: woken once, then gone */
+		if (ast == rdlm_wake && nr) {
+			/*
+			 * A waiter on the stack: woken once, then gone. Not
+			 * by a bast alone: the waiter still waits then.
+			 */
 			lkb->ast = NULL;
 			lkb->arg = NULL;
 		}

@@ -132,6 +132,7 @@ enum torture_stat {
 	TS_CANCEL,
 	TS_CANCELLED,
 	TS_DEMOTED,
+	TS_CONVDEADLK,
 	TS_BASTS,
 	TS_INCS,
 	TS_ERRORS,
@@ -156,6 +157,7 @@ static const char *const torture_stat_names[TS_NR] = {
 	[TS_CANCEL] = "cancel_requests",
 	[TS_CANCELLED] = "cancelled",
 	[TS_DEMOTED] = "demoted",
+	[TS_CONVDEADLK] = "convdeadlk",
 	[TS_BASTS] = "basts",
 	[TS_INCS] = "incs",
 	[TS_ERRORS] = "errors",
@@ -331,6 +333,9 @@ static void torture_failed(struct torture_thread *t, int mode, u32 flags,
 		torture_count(TS_TIMEDOUT);
 	} else if (ret == -RDLM_ECANCEL && t->async) {
 		torture_count(TS_CANCELLED);
+	} else if (ret == -EDEADLK && (flags & RDLM_LKF_CONVERT)) {
+		/* two holders converting up, each waiting for the other */
+		torture_count(TS_CONVDEADLK);
 	} else {
 		torture_count(TS_ERRORS);
 		pr_err("thread %u: %s %.*s in mode %d: %d\n", t->id,

@@ -117,12 +117,29 @@ for ls in $LSS; do
 		echo "$ls: $want increments from $NODES nodes, counter exact"
 	fi
 
-	# PR holders of every node at once; EX is refused to all meanwhile
-	hold "$ls" shared PR
-	sync_nodes "$ls-pr-held"
-	expect_fail "held elsewhere" "$RDLMCTL" lock -n -L "$ls" shared -- true
-	sync_nodes "$ls-pr-checked"
-	release shared
+	# DQNL's queues are exclusive only: PR is served as EX between nodes
+	case $(cat "$CFS/lockspaces/$ls/engine") in
+	dqnl | dqnl-sf) shared=false ;;
+	*) shared=true ;;
+	esac
+
+	if $shared; then
+		# PR holders of every node at once; EX is refused meanwhile
+		hold "$ls" shared PR
+		sync_nodes "$ls-pr-held"
+		expect_fail "held elsewhere" \
+			"$RDLMCTL" lock -n -L "$ls" shared -- true
+		sync_nodes "$ls-pr-checked"
+		release shared
+	else
+		# a PR holder on node 1 excludes PR on the others
+		[ "$ME" = 1 ] && hold "$ls" shared PR
+		sync_nodes "$ls-pr-held"
+		[ "$ME" != 1 ] && expect_fail "held elsewhere" \
+			"$RDLMCTL" lock -n -s -L "$ls" shared -- true
+		sync_nodes "$ls-pr-checked"
+		[ "$ME" = 1 ] && release shared
+	fi
 	sync_nodes "$ls-pr-released"
 
 	# EX on node 1 excludes PR elsewhere, until it is released
@@ -140,18 +157,19 @@ for ls in $LSS; do
 	"$RDLMCTL" lock -w 60 -s -L "$ls" excl -- true ||
 		fail "$ls: PR after the EX holder left"
 
-	# conversions, signals and cancel on node 2, against node 1's holders
-	[ "$ME" = 1 ] && hold "$ls" conv PR
+	# conversions on node 2 against node 1's PR holder (shared engines)
+	$shared && [ "$ME" = 1 ] && hold "$ls" conv PR
 	sync_nodes "$ls-conv-held"
-	if [ "$ME" = 2 ]; then
+	if $shared && [ "$ME" = 2 ]; then
 		timeout 120 ./lock_helper convert "$ls" conv \
 			"$RDLM_OUT/conv-waiting.$ls" ||
 			fail "$ls: conversions"
-	elif [ "$ME" = 1 ]; then
+	elif $shared && [ "$ME" = 1 ]; then
 		wait_file "$RDLM_OUT/conv-waiting.$ls"
 		release conv
 	fi
 	sync_nodes "$ls-conv-done"
+	# signals and cancel on node 2 against node 1's EX holder
 	[ "$ME" = 1 ] && hold "$ls" sig EX
 	sync_nodes "$ls-sig-held"
 	if [ "$ME" = 2 ]; then

@@ -16,6 +16,7 @@
 . ./fabric_lib.sh
 require_root
 need_cluster 1
+fabric_test lock_torture
 TORTURE_KO=${TORTURE_KO:-$PWD/rdlm_torture.ko}
 TD=/sys/kernel/debug/rdlm_torture
 SECS=${TORTURE_SECS:-4}
@@ -46,7 +47,15 @@ for ls in $lockspaces; do
 	done
 	res=$RDLM_OUT/torture.$ls.$ME
 	cat $TD/stats >"$res"
-	grep -q '^state done' "$res" || fail "$ls: threads not done: $(cat "$res")"
+	if ! grep -q '^state done' "$res"; then
+		# what the lock manager and the stuck threads were doing
+		cat /sys/kernel/debug/rdlm/ls/"$ls"
+		for p in $(pgrep rdlm_torture); do
+			echo "thread $p:"
+			cat /proc/"$p"/stack
+		done
+		fail "$ls: threads not done: $(cat "$res")"
+	fi
 	[ "$(stat "$res" ops)" -gt 0 ] || fail "$ls: no operation completed"
 	[ "$(stat "$res" grants_ex)" -gt 0 ] || fail "$ls: no EX grant"
 	[ "$(stat "$res" grants_pr)" -gt 0 ] || fail "$ls: no PR grant"

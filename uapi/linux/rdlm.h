@@ -82,9 +82,9 @@ struct rdlm_version {
  * @name: lockspace name as configured in configfs, NUL-terminated, the rest
  *	of the buffer zero; a name that does not fit is -E2BIG
  *
- * Errors: -EISCONN (this file joined already), -ENOENT (no such lockspace),
- * -ENOTCONN (the lockspace is not enabled), -EPERM (its uid/gid/mode do not
- * let the caller in).
+ * Errors: -EISCONN (this file joined already), -ENOENT (no lockspace of
+ * that name is enabled on this node: configured but disabled is the same),
+ * -EPERM (its uid/gid/mode do not let the caller in).
  */
 struct rdlm_join {
 	__u32 size;
