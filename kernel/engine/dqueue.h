@@ -42,6 +42,7 @@ enum dq_notice {
 	DQ_N_SHREQ,	/* N-CoSED: shared request queued behind an exclusive */
 	DQ_N_SHGRANT,	/* N-CoSED: exclusive releases its shared waiters */
 };
+
 static_assert(DQ_N_SHGRANT == RDLM_MBOX_KINDS);
 
 static inline u64 dq_note(u8 kind, u32 arg, u32 sender)
