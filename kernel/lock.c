@@ -385,6 +385,7 @@ static void rdlm_lkb_grant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
 	struct rdlm_slot *s = res->slot;
 	int mode = lkb->rqmode;
 	bool lvb = (lkb->flags & RDLM_LKF_VALBLK) && mode > RDLM_LOCK_NL;
+	bool writer;
 
 	rdlm_lkb_unwait(lkb);
 	if (lkb->grmode < 0)
@@ -396,13 +397,26 @@ static void rdlm_lkb_grant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
 		if (s->local_grants++)
 			ls->st.local_grants++;
 	}
+	/*
+	 * A PW/EX holder of the LVB is known to the home until it writes the
+	 * LVB back (or says it will not): if it goes away first, the LVB
+	 * becomes invalid.
+	 */
+	writer = lvb && mode >= RDLM_LOCK_PW;
 	if (lvb && !res->lvb_cached) {
 		/* ask the home; the grant completes with its answer */
 		lkb->lvb_wait = true;
 		lkb->lvb_got_first = false;
+		res->lvb_writer |= writer;
 		rdlm_lm_send_msg(ls, s->home, RDLM_LM_LVB_GET, s->slot,
-				 res->key, lkb->lkid, RDLM_LM_CK_GET | lkb->lkid);
+				 writer ? RDLM_LM_F_WRITER : 0, res->key,
+				 lkb->lkid, RDLM_LM_CK_GET | lkb->lkid);
 		return;
+	}
+	if (writer && !res->lvb_writer) {
+		res->lvb_writer = true;
+		rdlm_lm_send_msg(ls, s->home, RDLM_LM_LVB_HOLD, s->slot, 0,
+				 res->key, 0, 0);
 	}
 	rdlm_lkb_granted(ls, lkb, lvb);
 }
@@ -768,15 +782,30 @@ void rdlm_lm_send_failed(struct rdlm_lockspace *ls, const struct rdlm_cqe *cqe)
 	}
 }
 
-/* Write @lvb (or invalidate it) at the home of @res before the word goes. */
+/*
+ * A PW/EX lock of @res is going: write @lvb (or invalidate it) at the home
+ * before the word goes, or, with @write false, tell a home that knows us as
+ * the LVB's writer that we are done without writing.
+ */
 static void rdlm_lvb_put(struct rdlm_lockspace *ls, struct rdlm_res *res,
-			 const u8 *lvb, bool invalid)
+			 bool write, const u8 *lvb, bool invalid)
 {
 	struct rdlm_slot *s = res->slot;
 	static const u8 zero[RDLM_LVB_MAX];
+	bool writer = res->lvb_writer;
 
+	res->lvb_writer = false;
 	if (s->state != RDLM_SLOT_OWNED || s->lost)
+		return;	/* lost: the next writer's grant invalidates it */
+	if (!write) {
+		if (writer) {
+			s->lvb_puts++;
+			rdlm_lm_send_msg(ls, s->home, RDLM_LM_LVB_DONE, s->slot,
+					 0, res->key, 0, RDLM_LM_CK_PUT |
+					 (u64)s->home << 32 | s->slot);
+		}
 		return;
+	}
 	if (lvb)
 		memcpy(res->lvb, lvb, RDLM_LVB_MAX);
 	res->lvb_invalid = invalid;
@@ -914,10 +943,10 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 	/* going down: at once; PW/EX hand their LVB to the home first */
 	if (mode <= lkb->grmode && !(mode == RDLM_LOCK_PW &&
 				     lkb->grmode == RDLM_LOCK_PR)) {
-		if (lkb->grmode >= RDLM_LOCK_PW && mode < RDLM_LOCK_PW &&
-		    (flags & (RDLM_LKF_VALBLK | RDLM_LKF_IVVALBLK)))
-			rdlm_lvb_put(ls, res, lksb->lvb,
-				     flags & RDLM_LKF_IVVALBLK);
+		if (lkb->grmode >= RDLM_LOCK_PW && mode < RDLM_LOCK_PW)
+			rdlm_lvb_put(ls, res, flags & (RDLM_LKF_VALBLK |
+						       RDLM_LKF_IVVALBLK),
+				     lksb->lvb, flags & RDLM_LKF_IVVALBLK);
 		rdlm_lkb_set_cbs(lkb, ast, arg, bast, bast_arg);
 		lkb->grmode = mode;
 		lkb->bast_sent = false;
@@ -1109,10 +1138,10 @@ static int __rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
 	if (ast)
 		lkb->ast = ast;
 	lkb->arg = arg;
-	if (lkb->grmode >= RDLM_LOCK_PW && !lkb->lost &&
-	    (flags & (RDLM_LKF_VALBLK | RDLM_LKF_IVVALBLK)))
-		rdlm_lvb_put(ls, lkb->res, lkb->lksb->lvb,
-			     flags & RDLM_LKF_IVVALBLK);
+	if (lkb->grmode >= RDLM_LOCK_PW)
+		rdlm_lvb_put(ls, lkb->res, !lkb->lost &&
+			     (flags & (RDLM_LKF_VALBLK | RDLM_LKF_IVVALBLK)),
+			     lkb->lksb->lvb, flags & RDLM_LKF_IVVALBLK);
 	list_del_init(&lkb->gr_entry);
 	lkb->grmode = -1;
 	ls->st.unlocks++;

@@ -69,6 +69,7 @@ struct rdlm_res {
 	u32 nr_lkbs;		/* locks of this name, until freed */
 	bool lvb_cached;	/* lvb is the home's copy, slot owned */
 	bool lvb_invalid;
+	bool lvb_writer;	/* the home knows us as its PW/EX holder */
 	u8 lvb[RDLM_LVB_MAX];
 	u8 namelen;
 	u8 name[RDLM_NAME_MAX];
@@ -178,7 +179,11 @@ struct rdlm_lockspace {
 #define RDLM_LM_LVB_GET		0x103	/* grantee -> home: send the LVB */
 #define RDLM_LM_LVB_VAL0	0x104	/* home -> grantee: bytes 0-15 */
 #define RDLM_LM_LVB_VAL1	0x105	/* bytes 16-31 */
+#define RDLM_LM_LVB_HOLD	0x106	/* grantee -> home: PW/EX, LVB cached */
+#define RDLM_LM_LVB_DONE	0x107	/* holder -> home: PW/EX gone, not
+					 * written back; home acks */
 #define RDLM_LM_F_INVALID	0x01	/* the LVB is not valid */
+#define RDLM_LM_F_WRITER	0x02	/* GET: the grantee holds PW/EX */
 
 /* Cookies of lock manager messages, handed back when one fails. */
 #define RDLM_LM_CK_PUT		BIT_ULL(62)	/* | home << 32 | slot */
@@ -196,7 +201,8 @@ void rdlm_ls_arm(struct rdlm_lockspace *ls, struct rdlm_req *req,
 void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
 		      u8 flags, u64 reqid, const u8 *lvb, u64 cookie);
 void rdlm_lm_send_msg(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
-		      u64 reqid, u64 arg, u64 cookie);
+		      u8 flags, u64 reqid, u64 arg, u64 cookie);
+void rdlm_home_lvb_node_down(struct rdlm_lockspace *ls, u32 node);
 bool rdlm_lm_home_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
 
 /* lock.c */

@@ -165,9 +165,15 @@ static void rdlm_ls_recv(void *priv, const struct rdlm_rx *rx)
 static void rdlm_ls_peer(void *priv, u32 node, bool up)
 {
 	struct rdlm_lockspace *ls = priv;
+	u32 idx = rdlm_ls_node_index(ls, node);
 
 	pr_info("lockspace %s: node %u %s\n", ls->name, node,
 		up ? "up" : "down");
+	if (up || idx == U32_MAX)
+		return;
+	spin_lock_bh(&ls->lock);
+	rdlm_home_lvb_node_down(ls, idx);
+	rdlm_ls_unlock(ls);
 }
 
 static const struct rdlm_fabric_ls_ops rdlm_ls_fabric_ops = {
@@ -245,8 +251,15 @@ static int rdlm_ls_alloc_timers(struct rdlm_lockspace *ls, u32 nr)
 
 /* ---- lock value blocks kept here as a home ------------------------- */
 
+/*
+ * @writer: engine index + 1 of the node holding the name in PW or EX that
+ * has not written back yet, 0 for none. If that node goes away, or another
+ * node is granted PW or EX first (the writer's lease was broken), what it
+ * may have changed is not in @data: the LVB becomes invalid.
+ */
 struct rdlm_home_lvb {
 	bool invalid;
+	u32 writer;
 	u8 data[RDLM_LVB_MAX];
 };
 
@@ -316,14 +329,62 @@ void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
  * @node: engine index of the receiver
  * @type: RDLM_LM_*
  * @slot: slot
+ * @flags: RDLM_LM_F_*
  * @reqid: resource key
  * @arg: lock id (GET), or 0
  * @cookie: handed back on failure
  */
 void rdlm_lm_send_msg(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
-		      u64 reqid, u64 arg, u64 cookie)
+		      u8 flags, u64 reqid, u64 arg, u64 cookie)
 {
-	rdlm_lm_send(ls, node, type, slot, 0, reqid, NULL, arg, cookie);
+	rdlm_lm_send(ls, node, type, slot, flags, reqid, NULL, arg, cookie);
+}
+
+static struct rdlm_home_lvb *rdlm_home_lvb_get(struct rdlm_lockspace *ls,
+					       u64 key)
+{
+	struct rdlm_home_lvb *lvb = xa_load(&ls->lvbs, (unsigned long)key);
+
+	if (lvb)
+		return lvb;
+	lvb = kzalloc(sizeof(*lvb), GFP_ATOMIC);
+	if (lvb && xa_err(xa_store(&ls->lvbs, (unsigned long)key, lvb,
+				   GFP_ATOMIC))) {
+		kfree(lvb);
+		lvb = NULL;
+	}
+	return lvb;
+}
+
+/* Home side: node @src was granted PW or EX on the LVB's name. */
+static void rdlm_home_lvb_writer(struct rdlm_lockspace *ls, u64 key, u32 src)
+{
+	struct rdlm_home_lvb *lvb = rdlm_home_lvb_get(ls, key);
+
+	if (!lvb)
+		return;
+	if (lvb->writer && lvb->writer != src + 1)
+		lvb->invalid = true;	/* the last writer never gave it back */
+	lvb->writer = src + 1;
+}
+
+/**
+ * rdlm_home_lvb_node_down() - invalidate what a departed node was writing
+ * @ls: lockspace (locked)
+ * @node: engine index of the node that became unreachable
+ */
+void rdlm_home_lvb_node_down(struct rdlm_lockspace *ls, u32 node)
+{
+	struct rdlm_home_lvb *lvb;
+	unsigned long key;
+
+	xa_for_each(&ls->lvbs, key, lvb) {
+		if (lvb->writer == node + 1) {
+			lvb->invalid = true;
+			lvb->writer = 0;
+			ls->st.lvb_invalidated++;
+		}
+	}
 }
 
 /* Home side: store an LVB written by a releasing holder, then ack. */
@@ -344,33 +405,44 @@ static void rdlm_home_lvb_put(struct rdlm_lockspace *ls,
 	if (!st->valid || st->key != m->reqid)
 		return;		/* a half from before a reconnect */
 	st->valid = false;
-	lvb = xa_load(&ls->lvbs, (unsigned long)m->reqid);
-	if (!lvb) {
-		lvb = kzalloc(sizeof(*lvb), GFP_ATOMIC);
-		if (lvb && xa_err(xa_store(&ls->lvbs, (unsigned long)m->reqid,
-					   lvb, GFP_ATOMIC))) {
-			kfree(lvb);
-			lvb = NULL;
-		}
-	}
+	lvb = rdlm_home_lvb_get(ls, m->reqid);
 	if (lvb) {
 		memcpy(lvb->data, st->data, 16);
 		memcpy(lvb->data + 16, &m->token, 8);
 		memcpy(lvb->data + 24, &m->arg, 8);
 		lvb->invalid = m->flags & RDLM_LM_F_INVALID;
+		if (lvb->writer == rx->src + 1)
+			lvb->writer = 0;
 	}
 	/* acked even without memory: the holder must not wait forever */
-	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot, m->reqid, 0, 0);
+	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot, 0, m->reqid, 0,
+			 0);
 }
 
-/* Home side: answer a new grantee's LVB read. */
-static void rdlm_home_lvb_get(struct rdlm_lockspace *ls,
-			      const struct rdlm_rx *rx)
+/* Home side: a writer released PW/EX without writing the LVB back. */
+static void rdlm_home_lvb_done(struct rdlm_lockspace *ls,
+			       const struct rdlm_rx *rx)
 {
 	const struct rdlm_msg *m = &rx->msg;
 	struct rdlm_home_lvb *lvb = xa_load(&ls->lvbs, (unsigned long)m->reqid);
+
+	if (lvb && lvb->writer == rx->src + 1)
+		lvb->writer = 0;
+	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot, 0, m->reqid, 0,
+			 0);
+}
+
+/* Home side: answer a new grantee's LVB read. */
+static void rdlm_home_lvb_read(struct rdlm_lockspace *ls,
+			       const struct rdlm_rx *rx)
+{
+	const struct rdlm_msg *m = &rx->msg;
+	struct rdlm_home_lvb *lvb;
 	static const u8 zero[RDLM_LVB_MAX];
 
+	if (m->flags & RDLM_LM_F_WRITER)
+		rdlm_home_lvb_writer(ls, m->reqid, rx->src);
+	lvb = xa_load(&ls->lvbs, (unsigned long)m->reqid);
 	rdlm_lm_send_lvb(ls, rx->src, RDLM_LM_LVB_VAL0, m->slot,
 			 lvb && lvb->invalid ? RDLM_LM_F_INVALID : 0, m->arg,
 			 lvb ? lvb->data : zero, 0);
@@ -391,7 +463,13 @@ bool rdlm_lm_home_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 		rdlm_home_lvb_put(ls, rx);
 		return true;
 	case RDLM_LM_LVB_GET:
-		rdlm_home_lvb_get(ls, rx);
+		rdlm_home_lvb_read(ls, rx);
+		return true;
+	case RDLM_LM_LVB_HOLD:
+		rdlm_home_lvb_writer(ls, rx->msg.reqid, rx->src);
+		return true;
+	case RDLM_LM_LVB_DONE:
+		rdlm_home_lvb_done(ls, rx);
 		return true;
 	default:
 		return false;
@@ -681,9 +759,10 @@ static int rdlm_ls_debugfs_show(struct seq_file *m, void *unused)
 		   ls->name, ls->eng.ops->name, ls->members[ls->self]);
 	for (i = 0; i < ls->nr_members; i++)
 		seq_printf(m, " %u", ls->members[i]);
-	seq_printf(m, "\nrequests %llu grants %llu local_grants %llu fails %llu cancels %llu unlocks %llu basts %llu lost %llu locks %llu\n",
+	seq_printf(m, "\nrequests %llu grants %llu local_grants %llu fails %llu cancels %llu unlocks %llu basts %llu lost %llu locks %llu lvb_invalidated %llu\n",
 		   st.requests, st.grants, st.local_grants, st.fails,
-		   st.cancels, st.unlocks, st.basts, st.lost, st.locks);
+		   st.cancels, st.unlocks, st.basts, st.lost, st.locks,
+		   st.lvb_invalidated);
 	seq_puts(m, "verbs");
 	for (i = 0; i < RDLM_VERB_NR; i++)
 		seq_printf(m, " %s %llu", verbs[i], st.verbs[i]);

@@ -51,6 +51,8 @@ struct rdlm_lockspace;
  * @unlocks: locks released
  * @basts: blocking callbacks delivered
  * @lost: locks lost (lease expired, member down)
+ * @lvb_invalidated: as a home, LVBs marked invalid because their PW/EX
+ *	holder's node went away before writing back
  * @verbs: verbs posted by this node's engine, by &enum rdlm_verb_kind
  * @locks: locks currently known (granted or waiting)
  */
@@ -63,6 +65,7 @@ struct rdlm_lockspace_stats {
 	u64 unlocks;
 	u64 basts;
 	u64 lost;
+	u64 lvb_invalidated;
 	u64 verbs[RDLM_VERB_NR];
 	u64 locks;
 };

@@ -8,12 +8,18 @@
  *        lock_helper cancel LS NAME
  *        lock_helper convert LS NAME WAITING_FILE
  *        lock_helper stress LS OPS
+ *        lock_helper lvb_set LS NAME VALUE
+ *        lock_helper lvb_get LS NAME
+ *        lock_helper lvb_hold LS NAME FILE
  *
  * The first three expect NAME to be held elsewhere in a mode that blocks EX
  * (convert: held in PR, released once WAITING_FILE exists), check every
  * answer and exit 0 when all were right. stress makes OPS random requests
  * of every kind on four names through two descriptors, and fails on any
- * answer that is not a documented errno.
+ * answer that is not a documented errno. lvb_set writes VALUE into NAME's
+ * lock value block under EX; lvb_get prints "value V valid" or "value V
+ * invalid" as a PR grant reads it (RDLM_SBF_VALNOTVALID); lvb_hold takes
+ * NAME in EX with the LVB, touches FILE and waits to be killed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "librdlm.h"
@@ -221,13 +228,66 @@ static void do_stress(const char *ls, long ops)
 	rdlm_close(fds[1]);
 }
 
+/* Take @name in @mode with the LVB, through the ioctl to see sb_flags. */
+static int lvb_lock(int fd, const char *name, int mode, uint32_t *lkid,
+		    uint64_t *value, uint32_t *sb_flags)
+{
+	struct rdlm_lock_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.size = sizeof(req);
+	req.mode = mode;
+	req.flags = RDLM_LKF_VALBLK;
+	req.timeout_ms = 60000;
+	req.namelen = strlen(name);
+	memcpy(req.name, name, req.namelen);
+	if (ioctl(fd, RDLM_IOC_LOCK, &req))
+		return -errno;
+	*lkid = req.lkid;
+	memcpy(value, req.lvb, sizeof(*value));
+	*sb_flags = req.sb_flags;
+	return 0;
+}
+
+static int do_lvb(int fd, const char *cmd, const char *name, const char *arg)
+{
+	uint8_t lvb[RDLM_LVB_MAX] = { 0 };
+	uint32_t lkid = 0, sbf = 0;
+	uint64_t v = 0;
+	int ret;
+
+	ret = lvb_lock(fd, name, strcmp(cmd, "lvb_get") ? RDLM_LOCK_EX :
+		       RDLM_LOCK_PR, &lkid, &v, &sbf);
+	CHECK(!ret, "%s %s: %s", cmd, name, strerror(-ret));
+	if (ret)
+		return 1;
+	if (!strcmp(cmd, "lvb_get")) {
+		printf("value %llu %s\n", (unsigned long long)v,
+		       sbf & RDLM_SBF_VALNOTVALID ? "invalid" : "valid");
+		return rdlm_unlock(fd, lkid, NULL) ? 1 : 0;
+	}
+	if (!strcmp(cmd, "lvb_set")) {
+		v = strtoull(arg, NULL, 0);
+		memcpy(lvb, &v, sizeof(v));
+		ret = rdlm_unlock(fd, lkid, lvb);
+		CHECK(!ret, "unlock writing the LVB: %s", strerror(-ret));
+		return failed;
+	}
+	ret = open(arg, O_CREAT | O_WRONLY, 0644);	/* lvb_hold */
+	if (ret >= 0)
+		close(ret);
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
 
 	if (argc < 4) {
 		fprintf(stderr, "usage: lock_helper eintr|cancel|convert LS NAME [FILE]\n"
-			"       lock_helper stress LS OPS\n");
+			"       lock_helper stress LS OPS\n"
+			"       lock_helper lvb_set|lvb_get|lvb_hold LS NAME [VALUE|FILE]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "stress")) {
@@ -246,6 +306,8 @@ int main(int argc, char **argv)
 		do_cancel(fd, argv[3]);
 	else if (!strcmp(argv[1], "convert") && argc == 5)
 		do_convert(fd, argv[3], argv[4]);
+	else if (!strncmp(argv[1], "lvb_", 4))
+		return do_lvb(fd, argv[1], argv[3], argc > 4 ? argv[4] : "0");
 	else
 		return 2;
 	rdlm_close(fd);

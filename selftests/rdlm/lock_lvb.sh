@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The lock value block at the home, and its invalid flag: on the lockspaces
+# whose words come free when a holder vanishes (the bakery's and central's
+# leases), node 1 writes a value under EX and node 2 reads it back valid;
+# a holder process killed without writing leaves it valid (its lock was
+# released); a holder whose node leaves the lockspace while it holds EX
+# leaves it invalid for the next reader (RDLM_SBF_VALNOTVALID), as fs/dlm
+# does for a departed PW/EX holder. The name is chosen so that node 1 is not
+# its home.
+#
+# LVB_LS (default lk-bakery lk-central lk-bakery-cpu) sets the lockspaces.
+. ./lib.sh
+. ./fabric_lib.sh
+require_root
+need_cluster 2
+fabric_test lock_lvb
+LSS=${LVB_LS:-lk-bakery lk-central lk-bakery-cpu}
+
+rdlm_loaded && rdlm_unload
+kmsg_mark
+rdlm_load
+"$CONFIGURE" up || fail "configure"
+
+# hold_ex LS NAME: hold NAME in EX with the LVB in the background
+hold_ex()
+{
+	local i
+
+	rm -f "$RDLM_OUT/lvb-held"
+	./lock_helper lvb_hold "$1" "$2" "$RDLM_OUT/lvb-held" &
+	HOLDER=$!
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$RDLM_OUT/lvb-held" ] && return 0
+		sleep 0.1
+	done
+	fail "$1: EX on $2 not granted in 60 s"
+}
+
+drop_ex()
+{
+	kill -9 "$HOLDER"
+	{ wait "$HOLDER"; } 2>/dev/null
+}
+
+# expect_lvb LS NAME WANT: a PR grant on NAME reads WANT ("value V valid")
+expect_lvb()
+{
+	local got
+
+	got=$(./lock_helper lvb_get "$1" "$2") || fail "$1: lvb_get $2: $got"
+	[ "$got" = "$3" ] || fail "$1: $2 read '$got', expected '$3'"
+	echo "$1: node $ME read $2: $got"
+}
+
+for ls in $LSS; do
+	st "wait $ls 90"
+	barrier "$ls-ready"
+	if [ "$ME" = 1 ]; then
+		# a name whose home is another node (this one is going away)
+		name=
+		for i in 0 1 2 3 4 5 6 7 8 9; do
+			hold_ex "$ls" "lvb-$ls-$i"
+			home=$(sed -n 's/^lock .* granted .* home \([0-9]*\) .*/\1/p' \
+				"$DBG/ls/$ls")
+			drop_ex
+			[ -n "$home" ] && [ "$home" != 1 ] &&
+				{ name=lvb-$ls-$i; break; }
+		done
+		[ -n "$name" ] || fail "$ls: no name with a home other than node 1"
+		./lock_helper lvb_set "$ls" "$name" 41 || fail "$ls: lvb_set"
+		echo "$name" >"$RDLM_OUT/lvb-name.$ls"
+	fi
+	barrier "$ls-set"
+	name=$(cat "$RDLM_OUT/lvb-name.$ls")
+	[ "$ME" = 2 ] && expect_lvb "$ls" "$name" "value 41 valid"
+	barrier "$ls-read"
+
+	# a holder process killed: its lock is released, the LVB stays valid
+	if [ "$ME" = 1 ]; then
+		hold_ex "$ls" "$name"
+		drop_ex
+	fi
+	barrier "$ls-killed"
+	[ "$ME" = 2 ] && expect_lvb "$ls" "$name" "value 41 valid"
+	barrier "$ls-read-killed"
+
+	# the holder's node leaves while it holds EX: the LVB is invalid
+	if [ "$ME" = 1 ]; then
+		hold_ex "$ls" "$name"
+		echo 0 >"$CFS/lockspaces/$ls/enable" || fail "$ls: disable"
+		drop_ex
+	fi
+	barrier "$ls-left"
+	[ "$ME" = 2 ] && expect_lvb "$ls" "$name" "value 41 invalid"
+	barrier "$ls-read-left"
+	if [ "$ME" = 1 ]; then
+		echo 1 >"$CFS/lockspaces/$ls/enable" || fail "$ls: enable"
+	fi
+done
+
+barrier lvb-done
+"$CONFIGURE" down || fail "unconfigure"
+rdlm_unload
+kmsg_check
