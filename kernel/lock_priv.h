@@ -180,8 +180,7 @@ struct rdlm_lockspace {
 #define RDLM_LM_LVB_VAL0	0x104	/* home -> grantee: bytes 0-15 */
 #define RDLM_LM_LVB_VAL1	0x105	/* bytes 16-31 */
 #define RDLM_LM_LVB_HOLD	0x106	/* grantee -> home: PW/EX, LVB cached */
-#define RDLM_LM_LVB_DONE	0x107	/* holder -> home: PW/EX gone, not
-					 * written back; home acks */
+#define RDLM_LM_LVB_DONE	0x107	/* holder -> home: not written back */
 #define RDLM_LM_F_INVALID	0x01	/* the LVB is not valid */
 #define RDLM_LM_F_WRITER	0x02	/* GET: the grantee holds PW/EX */
 

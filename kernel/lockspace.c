@@ -759,10 +759,10 @@ static int rdlm_ls_debugfs_show(struct seq_file *m, void *unused)
 		   ls->name, ls->eng.ops->name, ls->members[ls->self]);
 	for (i = 0; i < ls->nr_members; i++)
 		seq_printf(m, " %u", ls->members[i]);
-	seq_printf(m, "\nrequests %llu grants %llu local_grants %llu fails %llu cancels %llu unlocks %llu basts %llu lost %llu locks %llu lvb_invalidated %llu\n",
+	seq_printf(m, "\nrequests %llu grants %llu local_grants %llu fails %llu cancels %llu unlocks %llu basts %llu lost %llu lvb_invalidated %llu locks %llu\n",
 		   st.requests, st.grants, st.local_grants, st.fails,
-		   st.cancels, st.unlocks, st.basts, st.lost, st.locks,
-		   st.lvb_invalidated);
+		   st.cancels, st.unlocks, st.basts, st.lost,
+		   st.lvb_invalidated, st.locks);
 	seq_puts(m, "verbs");
 	for (i = 0; i < RDLM_VERB_NR; i++)
 		seq_printf(m, " %s %llu", verbs[i], st.verbs[i]);
