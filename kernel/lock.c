@@ -782,6 +782,38 @@ void rdlm_lm_send_failed(struct rdlm_lockspace *ls, const struct rdlm_cqe *cqe)
 	}
 }
 
+/**
+ * rdlm_lm_home_down() - a home became unreachable: stop waiting for it
+ * @ls: lockspace (locked)
+ * @node: engine index of the home
+ *
+ * Its answers to LVB reads and writes may never come: grants waiting for
+ * the LVB complete with it invalid, and slots stop waiting for write acks
+ * (the engine decides what becomes of the words themselves).
+ */
+void rdlm_lm_home_down(struct rdlm_lockspace *ls, u32 node)
+{
+	struct hlist_node *tmp;
+	struct rdlm_slot *s;
+	struct rdlm_lkb *lkb;
+	unsigned long id;
+	int bkt;
+
+	xa_for_each(&ls->lkbs, id, lkb) {
+		if (lkb->lvb_wait && lkb->state != RDLM_LKB_DEAD &&
+		    lkb->res->slot->home == node) {
+			lkb->res->lvb_invalid = true;
+			rdlm_lkb_granted(ls, lkb, true);
+		}
+	}
+	hash_for_each_safe(ls->slots, bkt, tmp, s, hash) {
+		if (s->home == node && s->lvb_puts) {
+			s->lvb_puts = 0;
+			rdlm_slot_pass(ls, s);
+		}
+	}
+}
+
 /*
  * A PW/EX lock of @res is going: write @lvb (or invalidate it) at the home
  * before the word goes, or, with @write false, tell a home that knows us as

@@ -213,6 +213,7 @@ void rdlm_ls_call_timer(struct rdlm_lockspace *ls, struct rdlm_req *req,
 void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
 void rdlm_lm_send_failed(struct rdlm_lockspace *ls,
 			 const struct rdlm_cqe *cqe);
+void rdlm_lm_home_down(struct rdlm_lockspace *ls, u32 node);
 void rdlm_ls_cb_work(struct work_struct *work);
 void rdlm_ls_fail_all(struct rdlm_lockspace *ls);
 void rdlm_ls_free_slots(struct rdlm_lockspace *ls);

@@ -172,7 +172,10 @@ static void rdlm_ls_peer(void *priv, u32 node, bool up)
 	if (up || idx == U32_MAX)
 		return;
 	spin_lock_bh(&ls->lock);
-	rdlm_home_lvb_node_down(ls, idx);
+	if (!ls->dead) {
+		rdlm_home_lvb_node_down(ls, idx);
+		rdlm_lm_home_down(ls, idx);
+	}
 	rdlm_ls_unlock(ls);
 }
 
