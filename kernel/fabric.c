@@ -594,11 +594,23 @@ void rdlm_fabric_ls_destroy(struct rdlm_fabric_ls *ls)
  * @priv: their first argument
  *
  * Attach before posting: messages arriving without a user go to the
- * fabric self-test's accounting.
+ * fabric self-test's accounting. Detaching waits until no callback runs
+ * any more: messages are delivered under rcu_read_lock(), reachability
+ * changes under rdlm_fabric_mutex.
+ *
+ * Context: process context, rdlm_fabric_mutex not held; may sleep.
  */
 void rdlm_fabric_ls_set_ops(struct rdlm_fabric_ls *ls,
 			    const struct rdlm_fabric_ls_ops *ops, void *priv)
 {
+	if (!ops) {
+		WRITE_ONCE(ls->ops, NULL);
+		synchronize_rcu();
+		mutex_lock(&rdlm_fabric_mutex);
+		mutex_unlock(&rdlm_fabric_mutex);
+		WRITE_ONCE(ls->priv, NULL);
+		return;
+	}
 	WRITE_ONCE(ls->priv, priv);
 	smp_wmb();	/* priv before ops */
 	WRITE_ONCE(ls->ops, ops);

@@ -86,18 +86,38 @@ static void rdlm_queue_cb(struct rdlm_lkb *lkb, u8 flag)
 	lkb->cb_flags |= flag;
 }
 
-/* Queue the ast of a request that completed with @status. */
+/*
+ * Queue the ast of a request that completed with @status, to the ast and
+ * status block the lock has now (a later conversion may change them). A
+ * synchronous caller's waiter gets exactly one completion.
+ */
 static void rdlm_queue_ast(struct rdlm_lkb *lkb, int status, u32 sbflags,
 			   bool lvb)
 {
+	typeof(lkb->asts[0]) *a;
+	u8 i;
+
 	if (lkb->nr_asts == RDLM_MAX_ASTS) {
-		/* the caller ignored earlier asts; keep the newest */
+		/* the caller ignored earlier asts: drop the oldest, no waiter's */
+		for (i = 0; i < RDLM_MAX_ASTS - 1 &&
+		     lkb->asts[i].ast == rdlm_wake; i++)
+			;
+		memmove(&lkb->asts[i], &lkb->asts[i + 1],
+			(RDLM_MAX_ASTS - 1 - i) * sizeof(lkb->asts[0]));
 		lkb->nr_asts--;
 	}
-	lkb->asts[lkb->nr_asts].status = status;
-	lkb->asts[lkb->nr_asts].sbflags = sbflags;
-	lkb->asts[lkb->nr_asts].lvb = lvb;
-	lkb->nr_asts++;
+	a = &lkb->asts[lkb->nr_asts++];
+	a->status = status;
+	a->sbflags = sbflags;
+	a->lvb = lvb;
+	a->ast = lkb->ast;
+	a->arg = lkb->arg;
+	a->lksb = lkb->lksb;
+	if (lkb->ast == rdlm_wake) {
+		/* a waiter on the stack: woken once, then gone */
+		lkb->ast = NULL;
+		lkb->arg = NULL;
+	}
 	rdlm_queue_cb(lkb, RDLM_CB_AST);
 }
 
@@ -107,6 +127,8 @@ static void rdlm_queue_bast(struct rdlm_lkb *lkb, int mode)
 		return;
 	lkb->bast_sent = true;
 	lkb->cb_bast_mode = mode;
+	lkb->cb_bast = lkb->bast;
+	lkb->cb_bast_arg = lkb->bast_arg;
 	lkb->ls->st.basts++;
 	rdlm_queue_cb(lkb, RDLM_CB_BAST);
 }
@@ -146,9 +168,9 @@ void rdlm_ls_cb_work(struct work_struct *work)
 
 	for (;;) {
 		typeof(lkb->asts) asts;
-		void (*ast)(void *arg);
+		void (*bast)(void *arg, int mode);
 		u8 flags, nr, i;
-		void *arg;
+		void *bast_arg;
 		int bmode;
 
 		spin_lock_bh(&ls->lock);
@@ -165,35 +187,25 @@ void rdlm_ls_cb_work(struct work_struct *work)
 		lkb->nr_asts = 0;
 		memcpy(asts, lkb->asts, sizeof(asts));
 		bmode = lkb->cb_bast_mode;
-		ast = lkb->ast;
-		arg = lkb->arg;
-		if (ast == rdlm_wake && nr) {
-			/*
-			 * A waiter on the stack: woken once, then gone. Not
-			 * by a bast alone: the waiter still waits then.
-			 */
-			lkb->ast = NULL;
-			lkb->arg = NULL;
-		}
+		bast = lkb->cb_bast;
+		bast_arg = lkb->cb_bast_arg;
 		rdlm_ls_unlock(ls);
 
 		for (i = 0; i < nr; i++) {
-			struct rdlm_lksb *lksb = lkb->lksb;
+			struct rdlm_lksb *lksb = asts[i].lksb;
 
 			if (asts[i].lvb && lksb->lvb)
 				memcpy(lksb->lvb, lkb->lvb_snap, RDLM_LVB_MAX);
 			lksb->flags = asts[i].sbflags;
 			lksb->status = asts[i].status;
-			if (ast)
-				ast(arg);
-			if (ast == rdlm_wake)
-				ast = NULL;
+			if (asts[i].ast)
+				asts[i].ast(asts[i].arg);
 		}
 		/* after the final ast the caller may have freed bast_arg */
 		if (flags & RDLM_CB_FREE)
 			rdlm_lkb_free(ls, lkb);
-		else if ((flags & RDLM_CB_BAST) && lkb->bast)
-			lkb->bast(lkb->bast_arg, bmode);
+		else if ((flags & RDLM_CB_BAST) && bast)
+			bast(bast_arg, bmode);
 	}
 }
 
@@ -532,6 +544,8 @@ static void rdlm_slot_lost(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 	s->lost = true;
 	list_for_each_entry(res, &s->resources, slot_entry) {
 		res->lvb_cached = false;
+		/* the home invalidates the LVB when another node gets it */
+		res->lvb_writer = false;
 		list_for_each_entry(lkb, &res->granted, gr_entry) {
 			if (lkb->grmode <= RDLM_LOCK_NL || lkb->lost)
 				continue;

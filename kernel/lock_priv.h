@@ -120,8 +120,13 @@ struct rdlm_lkb {
 		int status;
 		u32 sbflags;
 		bool lvb;	/* copy lvb_snap to lksb->lvb first */
+		void (*ast)(void *arg);	/* as when it was queued */
+		void *arg;
+		struct rdlm_lksb *lksb;
 	} asts[RDLM_MAX_ASTS];
 	int cb_bast_mode;
+	void (*cb_bast)(void *arg, int mode);
+	void *cb_bast_arg;
 };
 
 /* The timer of one engine request, with the way back to its lockspace. */

@@ -257,14 +257,19 @@ static int rdlm_ls_alloc_timers(struct rdlm_lockspace *ls, u32 nr)
 /*
  * @writer: engine index + 1 of the node holding the name in PW or EX that
  * has not written back yet, 0 for none. If that node goes away, or another
- * node is granted PW or EX first (the writer's lease was broken), what it
- * may have changed is not in @data: the LVB becomes invalid.
+ * node is granted the name first (the writer's lease was broken), what it
+ * may have changed is not in @data: the LVB becomes invalid, and no write
+ * is taken (RDLM_LVB_FENCED) until the next writer is granted.
+ * @stored: written at least once (else kept only while there is a writer)
  */
 struct rdlm_home_lvb {
 	bool invalid;
+	bool stored;
 	u32 writer;
 	u8 data[RDLM_LVB_MAX];
 };
+
+#define RDLM_LVB_FENCED	U32_MAX
 
 /* First half of an LVB write, until the second half comes. */
 struct rdlm_lvb_stage {
@@ -371,6 +376,15 @@ static void rdlm_home_lvb_writer(struct rdlm_lockspace *ls, u64 key, u32 src)
 	lvb->writer = src + 1;
 }
 
+/* Home side: @lvb's writer will not write it back. */
+static void rdlm_home_lvb_fence(struct rdlm_lockspace *ls,
+				struct rdlm_home_lvb *lvb)
+{
+	lvb->invalid = true;
+	lvb->writer = RDLM_LVB_FENCED;
+	ls->st.lvb_invalidated++;
+}
+
 /**
  * rdlm_home_lvb_node_down() - invalidate what a departed node was writing
  * @ls: lockspace (locked)
@@ -381,13 +395,9 @@ void rdlm_home_lvb_node_down(struct rdlm_lockspace *ls, u32 node)
 	struct rdlm_home_lvb *lvb;
 	unsigned long key;
 
-	xa_for_each(&ls->lvbs, key, lvb) {
-		if (lvb->writer == node + 1) {
-			lvb->invalid = true;
-			lvb->writer = 0;
-			ls->st.lvb_invalidated++;
-		}
-	}
+	xa_for_each(&ls->lvbs, key, lvb)
+		if (lvb->writer == node + 1)
+			rdlm_home_lvb_fence(ls, lvb);
 }
 
 /* Home side: store an LVB written by a releasing holder, then ack. */
@@ -405,18 +415,22 @@ static void rdlm_home_lvb_put(struct rdlm_lockspace *ls,
 		memcpy(st->data + 8, &m->arg, 8);
 		return;
 	}
-	if (!st->valid || st->key != m->reqid)
-		return;		/* a half from before a reconnect */
-	st->valid = false;
 	lvb = rdlm_home_lvb_get(ls, m->reqid);
-	if (lvb) {
+	if (!st->valid || st->key != m->reqid) {
+		/* the first half was lost: what was written is unknown */
+		if (lvb && (!lvb->writer || lvb->writer == rx->src + 1)) {
+			lvb->invalid = true;
+			lvb->writer = 0;
+		}
+	} else if (lvb && (!lvb->writer || lvb->writer == rx->src + 1)) {
 		memcpy(lvb->data, st->data, 16);
 		memcpy(lvb->data + 16, &m->token, 8);
 		memcpy(lvb->data + 24, &m->arg, 8);
 		lvb->invalid = m->flags & RDLM_LM_F_INVALID;
-		if (lvb->writer == rx->src + 1)
-			lvb->writer = 0;
-	}
+		lvb->stored = true;
+		lvb->writer = 0;
+	}	/* else from a writer whose lock was broken: not taken */
+	st->valid = false;
 	/* acked even without memory: the holder must not wait forever */
 	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot, 0, m->reqid, 0,
 			 0);
@@ -429,8 +443,14 @@ static void rdlm_home_lvb_done(struct rdlm_lockspace *ls,
 	const struct rdlm_msg *m = &rx->msg;
 	struct rdlm_home_lvb *lvb = xa_load(&ls->lvbs, (unsigned long)m->reqid);
 
-	if (lvb && lvb->writer == rx->src + 1)
+	if (lvb && lvb->writer == rx->src + 1) {
 		lvb->writer = 0;
+		if (!lvb->stored && !lvb->invalid) {
+			/* kept only to know the writer */
+			xa_erase(&ls->lvbs, (unsigned long)m->reqid);
+			kfree(lvb);
+		}
+	}
 	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot, 0, m->reqid, 0,
 			 0);
 }
@@ -443,9 +463,18 @@ static void rdlm_home_lvb_read(struct rdlm_lockspace *ls,
 	struct rdlm_home_lvb *lvb;
 	static const u8 zero[RDLM_LVB_MAX];
 
-	if (m->flags & RDLM_LM_F_WRITER)
-		rdlm_home_lvb_writer(ls, m->reqid, rx->src);
+	/*
+	 * Nobody else is granted the name while a writer holds PW/EX: a
+	 * grant elsewhere means the writer's lease was broken.
+	 */
 	lvb = xa_load(&ls->lvbs, (unsigned long)m->reqid);
+	if (lvb && lvb->writer && lvb->writer != RDLM_LVB_FENCED &&
+	    lvb->writer != rx->src + 1)
+		rdlm_home_lvb_fence(ls, lvb);
+	if (m->flags & RDLM_LM_F_WRITER) {
+		rdlm_home_lvb_writer(ls, m->reqid, rx->src);
+		lvb = xa_load(&ls->lvbs, (unsigned long)m->reqid);
+	}
 	rdlm_lm_send_lvb(ls, rx->src, RDLM_LM_LVB_VAL0, m->slot,
 			 lvb && lvb->invalid ? RDLM_LM_F_INVALID : 0, m->arg,
 			 lvb ? lvb->data : zero, 0);
