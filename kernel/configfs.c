@@ -655,15 +655,17 @@ static int rdlm_ls_enable_lm(struct rdlm_ls *ls, u32 local)
 	p->backoff_r_ns = (u64)ls->backoff_r_us * NSEC_PER_USEC;
 	p->backoff_l_ns = (u64)ls->backoff_l_us * NSEC_PER_USEC;
 	p->kmax = ls->kmax;
-	/* queue engines: RDLM_MBOX_KINDS mailbox entries per request and node */
-	p->nr_reqs = min(ls->nr_reqs, ls->mailbox_slots /
-			 (ls->nr_members * RDLM_MBOX_KINDS));
+	/* the queue engines' notices: mbox_kinds entries per request and node */
+	p->nr_reqs = ls->nr_reqs;
+	if (lc->ops && lc->ops->mbox_kinds)
+		p->nr_reqs = min(p->nr_reqs, ls->mailbox_slots /
+				 (ls->nr_members * lc->ops->mbox_kinds));
 	ret = -EINVAL;
-	if (!p->nr_reqs)
-		cfg_reject(&ls->item, "mailbox_slots below %u x the member count",
-			   RDLM_MBOX_KINDS);
-	else if (!lc->ops)
+	if (!lc->ops)
 		cfg_reject(&ls->item, "engine %s is not built in", ls->engine);
+	else if (!p->nr_reqs)
+		cfg_reject(&ls->item, "mailbox_slots below %u x the member count",
+			   lc->ops->mbox_kinds);
 	else
 		ret = rdlm_lockspace_create(lc, &ls->lm);
 	if (ret && ret != -EINVAL)

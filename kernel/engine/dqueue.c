@@ -162,7 +162,7 @@ void dq_notify(struct rdlm_engine *eng, struct rdlm_out *out,
 	v.kind = RDLM_VERB_WRITE_IMM;
 	v.node = dq_id_node(target);
 	v.slot = (dq_id_idx(target) * eng->p.nr_nodes + eng->p.node) *
-		 RDLM_MBOX_KINDS + kind - 1;
+		 DQ_MBOX_KINDS + kind - 1;
 	v.imm = target;
 	v.arg0 = dq_note(kind, arg, d->id);
 	v.req = req;
@@ -698,14 +698,14 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	unsigned long flags = 0;
 
 	if (rx->kind == RDLM_VERB_WRITE_IMM) {
-		u32 entry = rx->slot / RDLM_MBOX_KINDS;
+		u32 entry = rx->slot / DQ_MBOX_KINDS;
 		u32 idx = entry / eng->p.nr_nodes;
 		u8 kind = (u8)(rx->value >> 56);
 
 		/* the entry must be the one the sender's notice kind uses */
 		req = idx < eng->p.nr_reqs &&
 		      entry % eng->p.nr_nodes == rx->src &&
-		      rx->slot % RDLM_MBOX_KINDS == (u8)(kind - 1) ?
+		      rx->slot % DQ_MBOX_KINDS == (u8)(kind - 1) ?
 		      &eng->reqs[idx] : NULL;
 		if (!req || !req->busy || dq(req)->id != rx->imm ||
 		    dq(req)->phase == DQ_IDLE || dq(req)->phase == DQ_FINISH) {

@@ -43,7 +43,12 @@ enum dq_notice {
 	DQ_N_SHGRANT,	/* N-CoSED: exclusive releases its shared waiters */
 };
 
-static_assert(DQ_N_SHGRANT == RDLM_MBOX_KINDS);
+/*
+ * Mailbox entries a request has per sending node: one per notice kind, so
+ * that two notices of different kinds from one node (a handover, then a
+ * new request queueing behind the one it handed to) never share an entry.
+ */
+#define DQ_MBOX_KINDS	DQ_N_SHGRANT
 
 static inline u64 dq_note(u8 kind, u32 arg, u32 sender)
 {
@@ -245,6 +250,7 @@ struct dq_eng {
 /* the ops table of a queue engine: everything but its init is shared */
 #define DQ_ENGINE_OPS(_name, _init) {		\
 	.name = _name,				\
+	.mbox_kinds = DQ_MBOX_KINDS,		\
 	.init = _init,				\
 	.fini = dq_fini,			\
 	.lock = dq_lock,			\

@@ -332,6 +332,8 @@ struct rdlm_engine;
 /**
  * struct rdlm_engine_ops - one lock protocol
  * @name: "bakery", "central", ...
+ * @mbox_kinds: mailbox entries the engine writes per (request, sending
+ *	node), 0 if it writes no WRITE_WITH_IMM notices
  * @init: set up engine-private state (may sleep, may allocate)
  * @fini: free engine-private state
  * @lock: start acquiring @req; returns 0 or -errno (then nothing emitted)
@@ -346,6 +348,7 @@ struct rdlm_engine;
  */
 struct rdlm_engine_ops {
 	const char *name;
+	u32 mbox_kinds;
 	int (*init)(struct rdlm_engine *eng);
 	void (*fini)(struct rdlm_engine *eng);
 	int (*lock)(struct rdlm_engine *eng, struct rdlm_req *req,
@@ -406,22 +409,17 @@ const struct rdlm_engine_ops *rdlm_engine_find(const char *name);
  */
 void rdlm_engine_default_params(struct rdlm_engine_params *p);
 
-/*
- * Mailbox entries a request has per sending node: one per notice kind, so
- * that two notices of different kinds from one node (a handover, then a
- * new request queueing behind the one it handed to) never share an entry.
- */
-#define RDLM_MBOX_KINDS		4
-
 /**
  * rdlm_engine_mbox_slots() - mailbox entries an engine may write to
+ * @ops: protocol
  * @p: parameters with nr_nodes and nr_reqs set
  *
  * Return: the receive area every member must have, in entries.
  */
-static inline u32 rdlm_engine_mbox_slots(const struct rdlm_engine_params *p)
+static inline u32 rdlm_engine_mbox_slots(const struct rdlm_engine_ops *ops,
+					 const struct rdlm_engine_params *p)
 {
-	return p->nr_reqs * p->nr_nodes * RDLM_MBOX_KINDS;
+	return p->nr_reqs * p->nr_nodes * ops->mbox_kinds;
 }
 
 /**

@@ -1011,7 +1011,7 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 			return ret;
 		n->table = calloc(cfg->slots, sizeof(u64));
 		n->busy_until = calloc(cfg->slots, sizeof(u64));
-		n->nr_mbox = rdlm_engine_mbox_slots(&p);
+		n->nr_mbox = rdlm_engine_mbox_slots(cfg->ops, &p) ?: 1;
 		n->mbox = calloc(n->nr_mbox, sizeof(*n->mbox));
 		n->clients = calloc(cfg->clients, sizeof(*n->clients));
 		n->sreqs = calloc(p.nr_reqs, sizeof(*n->sreqs));

@@ -103,7 +103,7 @@ static void dqt_cqe(struct rdlm_engine *eng, const struct rdlm_verb *v,
 /* mailbox entry of a notice of @kind from node @from to @r (4 nodes) */
 static u32 mbox(const struct rdlm_req *r, u32 from, u8 kind)
 {
-	return (r->idx * 4 + from) * RDLM_MBOX_KINDS + kind - 1;
+	return (r->idx * 4 + from) * DQ_MBOX_KINDS + kind - 1;
 }
 
 /* the WRITE_WITH_IMM @v lands at @to */
