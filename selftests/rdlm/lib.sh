@@ -63,3 +63,15 @@ expect_fail()
 	*) fail "'$*' said '$out', expected '$want'" ;;
 	esac
 }
+
+# wait_file FILE: wait (60 s at most) for FILE to exist, else fail
+wait_file()
+{
+	local i
+
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	fail "$1 did not appear in 60 s"
+}

@@ -68,17 +68,11 @@ done
 # hold LS NAME MODE: hold NAME in MODE in the background until release NAME
 hold()
 {
-	local i
-
 	rm -f "$TMP/held.$2" "$TMP/release.$2"
 	"$RDLMCTL" lock -o -L "$1" -m "$3" "$2" -- bash -c \
 		"touch $TMP/held.$2; while [ ! -e $TMP/release.$2 ]; do sleep 0.05; done" &
 	HOLDER=$!
-	for ((i = 0; i < 600; i++)); do
-		[ -e "$TMP/held.$2" ] && return 0
-		sleep 0.1
-	done
-	fail "$1: $3 on $2 not granted in 60 s"
+	wait_file "$TMP/held.$2"	# granted
 }
 
 release()
@@ -87,17 +81,6 @@ release()
 	wait "$HOLDER" || fail "holder of $1 failed"
 }
 
-# wait_file FILE: wait (60 s at most) for FILE to exist
-wait_file()
-{
-	local i
-
-	for ((i = 0; i < 600; i++)); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	fail "$1 did not appear"
-}
 
 for ls in $LSS; do
 	st "wait $ls 90"

@@ -25,16 +25,10 @@ rdlm_load
 # hold_ex LS NAME: hold NAME in EX with the LVB in the background
 hold_ex()
 {
-	local i
-
 	rm -f "$RDLM_OUT/lvb-held"
 	./lock_helper lvb_hold "$1" "$2" "$RDLM_OUT/lvb-held" &
 	HOLDER=$!
-	for ((i = 0; i < 600; i++)); do
-		[ -e "$RDLM_OUT/lvb-held" ] && return 0
-		sleep 0.1
-	done
-	fail "$1: EX on $2 not granted in 60 s"
+	wait_file "$RDLM_OUT/lvb-held"	# granted
 }
 
 drop_ex()
