@@ -75,3 +75,19 @@ wait_file()
 	done
 	fail "$1 did not appear in 60 s"
 }
+
+# long_leases LS...: give the lockspaces a 60 s lease. Under TCG a holder
+# can wait for another node longer than the lk-* lockspaces' 2 s lease,
+# after which the bakery and central report it lost, let waiters in and
+# mark the LVBs it was writing invalid: tests that check exact outcomes
+# take leases out of the picture this way.
+long_leases()
+{
+	local ls
+
+	for ls in "$@"; do
+		echo 0 >$CFS/lockspaces/$ls/enable &&
+			echo 60000000 >$CFS/lockspaces/$ls/lease_us &&
+			echo 1 >$CFS/lockspaces/$ls/enable || fail "$ls: lease"
+	done
+}

@@ -56,14 +56,8 @@ rdlm_loaded && rdlm_unload
 kmsg_mark
 rdlm_load
 "$CONFIGURE" up || fail "configure"
-# The holders below wait seconds for other nodes under TCG, longer than the
-# lk-* lockspaces' lease, after which the bakery and central would report
-# them lost and let waiters in: give every lockspace a 60 s lease here.
-for ls in $LSS; do
-	echo 0 >$CFS/lockspaces/$ls/enable &&
-		echo 60000000 >$CFS/lockspaces/$ls/lease_us &&
-		echo 1 >$CFS/lockspaces/$ls/enable || fail "$ls: lease"
-done
+# the holders below wait seconds for other nodes under TCG
+long_leases $LSS
 
 # hold LS NAME MODE: hold NAME in MODE in the background until release NAME
 hold()

@@ -27,10 +27,15 @@ lockspaces=${TORTURE_LS:-$(sed -n 's/^lockspace \(lk-[^[:space:]]*\).*/\1/p' \
 	"$REPO/tools/cluster/cluster.conf")}
 [ -n "$lockspaces" ] || fail "no lk-* lockspace in cluster.conf"
 
+# on failure, unload the torture module first so that rdlm can go too
+trap 'rc=$?; rmmod rdlm_torture 2>/dev/null; (exit $rc); fabric_cleanup' EXIT
+
 rdlm_loaded && rdlm_unload
 kmsg_mark
 rdlm_load
 "$CONFIGURE" up || fail "configure"
+# exact LVB counters and no errors: no lease may run out (see lib.sh)
+long_leases $lockspaces
 
 # stat FILE KEY: the value of KEY in a "key value" stats file
 stat() { sed -n "s/^$2 //p" "$1"; }
