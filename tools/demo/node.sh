@@ -44,6 +44,8 @@ printf '   %-22s %s\n' "atomic capability:" \
 printf '   %-22s %s\n' "lockspaces:" "$(ls $CFS/lockspaces | xargs)"
 lockspaces=${DEMO_LS:-$(sed -n 's/^lockspace \(lk-[^[:space:]]*\).*/\1/p' \
 	"$RDLM_REPO/tools/cluster/cluster.conf")}
+# exact counters: no lease may run out under TCG (see long_leases)
+long_leases $lockspaces
 
 for ls in $lockspaces; do
 	out=$RDLM_OUT/demo.$ls.$ME
