@@ -364,18 +364,6 @@ static struct rdlm_home_lvb *rdlm_home_lvb_get(struct rdlm_lockspace *ls,
 	return lvb;
 }
 
-/* Home side: node @src was granted PW or EX on the LVB's name. */
-static void rdlm_home_lvb_writer(struct rdlm_lockspace *ls, u64 key, u32 src)
-{
-	struct rdlm_home_lvb *lvb = rdlm_home_lvb_get(ls, key);
-
-	if (!lvb)
-		return;
-	if (lvb->writer && lvb->writer != src + 1)
-		lvb->invalid = true;	/* the last writer never gave it back */
-	lvb->writer = src + 1;
-}
-
 /* Home side: @lvb's writer will not write it back. */
 static void rdlm_home_lvb_fence(struct rdlm_lockspace *ls,
 				struct rdlm_home_lvb *lvb)
@@ -383,6 +371,21 @@ static void rdlm_home_lvb_fence(struct rdlm_lockspace *ls,
 	lvb->invalid = true;
 	lvb->writer = RDLM_LVB_FENCED;
 	ls->st.lvb_invalidated++;
+}
+
+/*
+ * Home side: node @src was granted the LVB's name, in PW or EX if @writer.
+ * Nobody else is granted the name while a writer holds PW/EX: a grant
+ * elsewhere means the writer's lease was broken.
+ */
+static void rdlm_home_lvb_grant(struct rdlm_lockspace *ls,
+				struct rdlm_home_lvb *lvb, u32 src, bool writer)
+{
+	if (lvb->writer && lvb->writer != RDLM_LVB_FENCED &&
+	    lvb->writer != src + 1)
+		rdlm_home_lvb_fence(ls, lvb);
+	if (writer)
+		lvb->writer = src + 1;
 }
 
 /**
@@ -407,6 +410,7 @@ static void rdlm_home_lvb_put(struct rdlm_lockspace *ls,
 	const struct rdlm_msg *m = &rx->msg;
 	struct rdlm_lvb_stage *st = &ls->stage[rx->src];
 	struct rdlm_home_lvb *lvb;
+	bool ours;
 
 	if (m->type == RDLM_LM_LVB_PUT0) {
 		st->key = m->reqid;
@@ -416,20 +420,20 @@ static void rdlm_home_lvb_put(struct rdlm_lockspace *ls,
 		return;
 	}
 	lvb = rdlm_home_lvb_get(ls, m->reqid);
-	if (!st->valid || st->key != m->reqid) {
+	/* not from a writer whose lock was broken: that write is not taken */
+	ours = lvb && (!lvb->writer || lvb->writer == rx->src + 1);
+	if (ours && (!st->valid || st->key != m->reqid)) {
 		/* the first half was lost: what was written is unknown */
-		if (lvb && (!lvb->writer || lvb->writer == rx->src + 1)) {
-			lvb->invalid = true;
-			lvb->writer = 0;
-		}
-	} else if (lvb && (!lvb->writer || lvb->writer == rx->src + 1)) {
+		lvb->invalid = true;
+		lvb->writer = 0;
+	} else if (ours) {
 		memcpy(lvb->data, st->data, 16);
 		memcpy(lvb->data + 16, &m->token, 8);
 		memcpy(lvb->data + 24, &m->arg, 8);
 		lvb->invalid = m->flags & RDLM_LM_F_INVALID;
 		lvb->stored = true;
 		lvb->writer = 0;
-	}	/* else from a writer whose lock was broken: not taken */
+	}
 	st->valid = false;
 	/* acked even without memory: the holder must not wait forever */
 	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot, 0, m->reqid, 0,
@@ -460,21 +464,15 @@ static void rdlm_home_lvb_read(struct rdlm_lockspace *ls,
 			       const struct rdlm_rx *rx)
 {
 	const struct rdlm_msg *m = &rx->msg;
-	struct rdlm_home_lvb *lvb;
+	bool writer = m->flags & RDLM_LM_F_WRITER;
 	static const u8 zero[RDLM_LVB_MAX];
+	struct rdlm_home_lvb *lvb;
 
-	/*
-	 * Nobody else is granted the name while a writer holds PW/EX: a
-	 * grant elsewhere means the writer's lease was broken.
-	 */
-	lvb = xa_load(&ls->lvbs, (unsigned long)m->reqid);
-	if (lvb && lvb->writer && lvb->writer != RDLM_LVB_FENCED &&
-	    lvb->writer != rx->src + 1)
-		rdlm_home_lvb_fence(ls, lvb);
-	if (m->flags & RDLM_LM_F_WRITER) {
-		rdlm_home_lvb_writer(ls, m->reqid, rx->src);
-		lvb = xa_load(&ls->lvbs, (unsigned long)m->reqid);
-	}
+	/* a writer's entry is made here; a reader's only read */
+	lvb = writer ? rdlm_home_lvb_get(ls, m->reqid) :
+		       xa_load(&ls->lvbs, (unsigned long)m->reqid);
+	if (lvb)
+		rdlm_home_lvb_grant(ls, lvb, rx->src, writer);
 	rdlm_lm_send_lvb(ls, rx->src, RDLM_LM_LVB_VAL0, m->slot,
 			 lvb && lvb->invalid ? RDLM_LM_F_INVALID : 0, m->arg,
 			 lvb ? lvb->data : zero, 0);
@@ -489,6 +487,8 @@ static void rdlm_home_lvb_read(struct rdlm_lockspace *ls,
  */
 bool rdlm_lm_home_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 {
+	struct rdlm_home_lvb *lvb;
+
 	switch (rx->msg.type) {
 	case RDLM_LM_LVB_PUT0:
 	case RDLM_LM_LVB_PUT1:
@@ -498,7 +498,9 @@ bool rdlm_lm_home_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 		rdlm_home_lvb_read(ls, rx);
 		return true;
 	case RDLM_LM_LVB_HOLD:
-		rdlm_home_lvb_writer(ls, rx->msg.reqid, rx->src);
+		lvb = rdlm_home_lvb_get(ls, rx->msg.reqid);
+		if (lvb)
+			rdlm_home_lvb_grant(ls, lvb, rx->src, true);
 		return true;
 	case RDLM_LM_LVB_DONE:
 		rdlm_home_lvb_done(ls, rx);

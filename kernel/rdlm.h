@@ -52,7 +52,7 @@ struct rdlm_lockspace;
  * @basts: blocking callbacks delivered
  * @lost: locks lost (lease expired, member down)
  * @lvb_invalidated: as a home, LVBs marked invalid because their PW/EX
- *	holder's node went away before writing back
+ *	holder's node went away, or its lock was broken, before writing back
  * @verbs: verbs posted by this node's engine, by &enum rdlm_verb_kind
  * @locks: locks currently known (granted or waiting)
  */
