@@ -46,6 +46,7 @@ struct cl_entry {
 	u8 granted;
 	u8 notified;
 	u8 used;
+	u8 grant_lost;	/* its GRANT's connection failed: sent again */
 };
 
 struct cl_slot {
@@ -140,6 +141,29 @@ static void cl_send(struct rdlm_engine *eng, struct rdlm_out *out,
 	rdlm_engine_post(eng, out, &v);
 }
 
+/* Cookie of a home's GRANT: which entry, so that a lost one is sent again */
+#define CL_CK_GRANT	BIT_ULL(63)
+
+static void cl_send_grant(struct rdlm_engine *eng, struct rdlm_out *out,
+			  struct cl_home *h, u32 slot, u32 idx)
+{
+	struct cl_entry *e = &h->ents[idx];
+	struct rdlm_verb v;
+
+	memset(&v, 0, sizeof(v));
+	v.kind = RDLM_VERB_SEND;
+	v.node = e->src;
+	v.slot = slot;
+	v.cookie = CL_CK_GRANT | (u64)slot << 32 | idx;
+	v.msg.type = RDLM_MSG_GRANT;
+	v.msg.mode = e->mode;
+	v.msg.slot = slot;
+	v.msg.reqid = e->reqid;
+	v.msg.token = e->token;
+	e->grant_lost = 0;
+	rdlm_engine_post(eng, out, &v);
+}
+
 static void cl_maybe_done(struct rdlm_engine *eng, struct rdlm_req *req,
 			  struct rdlm_out *out)
 {
@@ -214,10 +238,19 @@ static void cl_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 			struct rdlm_out *out)
 {
 	struct rdlm_req *req = cqe->req;
+	struct cl_home *h = eng->priv;
 	struct cl_req *c;
 
-	if (!req)
-		return;		/* home-side SEND */
+	if (!req) {
+		/* home side: a GRANT that may not have arrived */
+		u32 idx = (u32)cqe->cookie, slot = (cqe->cookie >> 32) & 0x7fffffff;
+
+		if (cqe->status && (cqe->cookie & CL_CK_GRANT) &&
+		    idx < eng->p.home_entries && slot < eng->p.nr_slots &&
+		    h->ents[idx].used && h->ents[idx].granted)
+			h->ents[idx].grant_lost = 1;	/* cl_member_up() */
+		return;
+	}
 	c = cl(req);
 	if (c->outstanding)
 		c->outstanding--;
@@ -265,8 +298,7 @@ static void cl_grant_pass(struct rdlm_engine *eng, struct cl_home *h, u32 slot,
 				break;
 			e->granted = 1;
 			e->expire = out->now + 2 * eng->p.lease_ns;
-			cl_send(eng, out, NULL, e->src, RDLM_MSG_GRANT, slot,
-				e->mode, e->reqid, e->token);
+			cl_send_grant(eng, out, h, slot, i);
 			cl_arm_sweep(eng, h, e->expire, out);
 		}
 		if (e->mode == RDLM_MODE_EX)
@@ -414,6 +446,11 @@ static void cl_on_grant(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	struct rdlm_req *req = rdlm_req_lookup(eng, m->reqid);
 	struct cl_req *c = req ? cl(req) : NULL;
 
+	if (c && c->phase == CL_HELD && c->token == m->token) {
+		/* sent again after a link failure, and had arrived: ours */
+		rdlm_stat_inc(&eng->stats.stale);
+		return;
+	}
 	if (!c || c->phase != CL_WAIT || c->cancel) {
 		/* nobody wants it (any more): hand it straight back */
 		rdlm_stat_inc(&eng->stats.stale);
@@ -525,9 +562,9 @@ static void cl_timer(struct rdlm_engine *eng, struct rdlm_req *req,
 	}
 }
 
-/* The home of some of our requests died: nobody will grant them. */
-static void cl_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
-			   struct rdlm_out *out)
+/* Fail our requests waiting at @node; with @held, our holds there are lost. */
+static void cl_fail_at(struct rdlm_engine *eng, u32 node, bool held,
+		       struct rdlm_out *out)
 {
 	u32 i;
 
@@ -542,12 +579,45 @@ static void cl_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 			c->phase = CL_FINISH;
 			req->timer_cookie++;
 			cl_maybe_done(eng, req, out);
-		} else if (c->phase == CL_HELD && !c->lost) {
+		} else if (held && c->phase == CL_HELD && !c->lost) {
 			c->lost = 1;
 			rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
 					 RDLM_NOTICE_LOST, 0);
 		}
 	}
+}
+
+/* The home of some of our requests died: nobody will grant them. */
+static void cl_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
+			   struct rdlm_out *out)
+{
+	cl_fail_at(eng, node, true, out);
+}
+
+/*
+ * The connection to a home is back: a GRANT it sent meanwhile may be lost,
+ * so a waiter there could wait forever (the home takes such a hold back
+ * when its lease ends). Fail them; a GRANT that still comes is answered
+ * with an UNLOCK. Holds stay: their leases still tell.
+ * As the home: the connection to @node is back (each direction comes back
+ * on its own, so @node may have queued new requests already): send the
+ * GRANTs whose connection failed under them again, while they are held.
+ */
+static void cl_member_up(struct rdlm_engine *eng, u32 node,
+			 struct rdlm_out *out)
+{
+	struct cl_home *h = eng->priv;
+	unsigned long flags = 0;
+	u32 slot, i;
+
+	cl_fail_at(eng, node, false, out);
+	rdlm_spin_lock(&eng->lock, flags);
+	for (slot = 0; slot < eng->p.nr_slots; slot++)
+		for (i = h->slots[slot].head; i != CL_NONE;
+		     i = h->ents[i].next)
+			if (h->ents[i].src == node && h->ents[i].grant_lost)
+				cl_send_grant(eng, out, h, slot, i);
+	rdlm_spin_unlock(&eng->lock, flags);
 }
 
 const struct rdlm_engine_ops rdlm_central_ops = {
@@ -560,4 +630,5 @@ const struct rdlm_engine_ops rdlm_central_ops = {
 	.timer = cl_timer,
 	.recv = cl_recv,
 	.member_down = cl_member_down,
+	.member_up = cl_member_up,
 };

@@ -38,7 +38,10 @@ int dq_init(struct rdlm_engine *eng, const struct dq_proto *proto,
 	e->dead = rdlm_zalloc(eng->p.nr_nodes);
 	e->acked = rdlm_zalloc(eng->p.nr_nodes);
 	e->slots = rdlm_zalloc(sizeof(*e->slots) * eng->p.nr_slots);
-	if (!e->inc || !e->dead || !e->acked || !e->slots)
+	e->broken = rdlm_zalloc((eng->p.nr_nodes * eng->p.nr_slots + 7) / 8);
+	e->acks = rdlm_zalloc(sizeof(*e->acks) * eng->p.nr_nodes);
+	if (!e->inc || !e->dead || !e->acked || !e->slots || !e->broken ||
+	    !e->acks)
 		goto nomem;
 	if (shared_pool) {
 		e->nr_sh = eng->p.nr_reqs * eng->p.nr_nodes;
@@ -70,6 +73,8 @@ void dq_fini(struct rdlm_engine *eng)
 	rdlm_free(e->dead);
 	rdlm_free(e->acked);
 	rdlm_free(e->slots);
+	rdlm_free(e->broken);
+	rdlm_free(e->acks);
 	rdlm_free(e->sh_next);
 	rdlm_free(e->sh_id);
 	rdlm_free(e);
@@ -203,8 +208,31 @@ void dq_send(struct rdlm_engine *eng, struct rdlm_out *out,
 		v.msg.mode = req->mode;
 		v.cookie = dq_cookie(dq(req), DQ_OP_SEND);
 		dq(req)->outstanding++;
+	} else {
+		v.cookie = (DQ_HC_MSG | (u64)(u8)type << 8 | (u64)node << 16) <<
+			   32 | slot;
 	}
 	rdlm_engine_post(eng, out, &v);
+}
+
+/* a verb on @home's word @slot failed: recover the word when @home is back */
+static void dq_mark_broken(struct rdlm_engine *eng, u32 home, u32 slot)
+{
+	u32 bit = home * eng->p.nr_slots + slot;
+
+	if (!dqe(eng)->dead[home])
+		dqe(eng)->broken[bit / 8] |= 1 << (bit % 8);
+}
+
+static bool dq_take_broken(struct rdlm_engine *eng, u32 home, u32 slot)
+{
+	u32 bit = home * eng->p.nr_slots + slot;
+	u8 *b = &dqe(eng)->broken[bit / 8];
+
+	if (!(*b & 1 << (bit % 8)))
+		return false;
+	*b &= ~(1 << (bit % 8));
+	return true;
 }
 
 /* ---- request life cycle ---- */
@@ -347,6 +375,7 @@ void dq_recover(struct rdlm_engine *eng, struct rdlm_req *req,
 {
 	if (dqe(eng)->dead[req->node])
 		return;
+	rdlm_stat_inc(&eng->stats.recovers);
 	dq_send(eng, out, req, req->node, DQ_M_RECOVER, req->slot,
 		rdlm_req_id(req), dq(req)->id, 0);
 }
@@ -440,6 +469,8 @@ void dq_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 		d->outstanding--;
 	if (cqe->kind == RDLM_VERB_FA || cqe->kind == RDLM_VERB_CAS) {
 		d->ainf = 0;
+		if (cqe->status)	/* it may have executed all the same */
+			dq_mark_broken(eng, req->node, req->slot);
 		if (cqe->status || d->failio) {
 			/* the home is gone: the lock word with it */
 			if (d->phase == DQ_ACQ)
@@ -466,6 +497,9 @@ void dq_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 		    d->phase == DQ_RELWAIT)) {
 		/* the neighbour we wrote to is gone: the queue is broken */
 		dq_recover(eng, req, out);
+	} else if (cqe->status && op == DQ_OP_SEND) {
+		/* every request's message goes to its word's home */
+		dq_mark_broken(eng, req->node, req->slot);
 	}
 	dq_maybe_done(eng, req, out);
 }
@@ -565,6 +599,7 @@ static void dq_rec_fence(struct rdlm_engine *eng, u32 slot,
 	u32 n;
 
 	e->slots[slot].rec = DQ_REC_FENCE;
+	rdlm_stat_inc(&eng->stats.fences);
 	e->rec_seq++;
 	e->rec_wait = 0;
 	for (n = 0; n < eng->p.nr_nodes; n++) {
@@ -580,23 +615,57 @@ static void dq_rec_fence(struct rdlm_engine *eng, u32 slot,
 		dq_rec_thaw(eng, slot, out);
 }
 
+/* a message sent without a request was lost (its connection failed) */
+static void dq_msg_lost(struct rdlm_engine *eng, u64 cookie, u32 slot,
+			struct rdlm_out *out)
+{
+	u32 type = (cookie >> 40) & 0xff, node = cookie >> 48;
+
+	if (node >= eng->p.nr_nodes || dqe(eng)->dead[node])
+		return;
+	switch (type) {
+	case DQ_M_FENCE:
+		break;		/* dq_member_up() fences again until acked */
+	case DQ_M_ACK:
+		if (dqe(eng)->acks[node].slot == slot)
+			dqe(eng)->acks[node].lost = 1;	/* dq_member_up() */
+		break;
+	case DQ_M_RECOVER:
+		dq_mark_broken(eng, node, slot);
+		break;
+	default:
+		/* a grant from this home: the word's queue is broken */
+		dq_home_recover(eng, slot, out);
+		break;
+	}
+}
+
 static void dq_home_complete(struct rdlm_engine *eng,
 			     const struct rdlm_cqe *cqe, struct rdlm_out *out)
 {
 	struct dq_eng *e = dqe(eng);
-	u64 kind = cqe->cookie >> 32;
+	u64 kind = (cqe->cookie >> 32) & 0xff;
 	u32 slot = (u32)cqe->cookie;
 	struct dq_slot *s;
 
 	if (!kind || slot >= eng->p.nr_slots)
-		return;		/* home-side SEND */
+		return;
 	s = &e->slots[slot];
+	if (kind == DQ_HC_MSG) {
+		if (cqe->status)
+			dq_msg_lost(eng, cqe->cookie, slot, out);
+		return;
+	}
 	if (kind == DQ_HC_RESET) {
 		e->proto->home_cqe(eng, cqe, out);
 		return;
 	}
-	if (cqe->status)
-		return;		/* our own word: cannot fail but by teardown */
+	if (cqe->status) {
+		/* our own word, through our own connection: retry when it is back */
+		if (slot == e->rec_slot)
+			e->rec_cas_lost = 1;
+		return;
+	}
 	if (kind == DQ_HC_FREEZE && s->rec == DQ_REC_FREEZE) {
 		if (cqe->value != s->word) {
 			rdlm_stat_inc(&eng->stats.cas_failed);
@@ -608,13 +677,15 @@ static void dq_home_complete(struct rdlm_engine *eng,
 		s->word = e->proto->frozen(s->word);
 		dq_rec_fence(eng, slot, out);
 	} else if (kind == DQ_HC_THAW && s->rec == DQ_REC_THAW) {
-		if (cqe->value != s->word) {
+		if (cqe->value != s->word &&
+		    e->proto->frozen(cqe->value) == cqe->value) {
 			/* shared FAs or tickets taken meanwhile: still frozen */
 			rdlm_stat_inc(&eng->stats.cas_failed);
 			s->word = cqe->value;
 			dq_rec_thaw(eng, slot, out);
 			return;
 		}
+		/* thawed, if only by our earlier CAS whose completion was lost */
 		rdlm_stat_inc(&eng->stats.resets);
 		s->rec = DQ_REC_NONE;
 		dq_rec_next(eng, out);
@@ -661,6 +732,7 @@ static void dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 		d->phase = DQ_ACQ;
 		dq_backoff(eng, req, out);	/* re-queue */
 		break;
+	case DQ_REL:		/* its CAS done, waiting for notices */
 	case DQ_RELWAIT:
 		dq_finish(eng, req, out);
 		break;
@@ -726,6 +798,9 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 		break;
 	case DQ_M_FENCE:
 		dq_fence_local(eng, rx->src, m->slot, out);
+		e->acks[rx->src].seq = m->token;
+		e->acks[rx->src].slot = m->slot;
+		e->acks[rx->src].lost = 0;
 		dq_send(eng, out, NULL, rx->src, DQ_M_ACK, m->slot, 0,
 			m->token, 0);
 		break;
@@ -803,4 +878,86 @@ void dq_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 		    d->nsh)
 			dq_recover(eng, req, out);
 	}
+}
+
+/**
+ * dq_member_up() - &rdlm_engine_ops.member_up of the queue engines
+ * @eng: instance
+ * @node: member whose connection is back
+ * @out: call context
+ *
+ * Verbs that failed while the connection was down may have executed, and
+ * messages may have been lost: ask @node to recover every word of its
+ * that our failed verbs touched, fence @node again if a recovery here waits
+ * for its acknowledgment, and repost a freeze or thaw CAS of our own that
+ * failed.
+ */
+void dq_member_up(struct rdlm_engine *eng, u32 node, struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+	unsigned long flags = 0;
+	struct dq_slot *s;
+	u32 slot;
+
+	if (node >= eng->p.nr_nodes || e->dead[node])
+		return;
+	/* member side: our ACK of @node's fence was lost, and it waits */
+	if (e->acks[node].lost) {
+		e->acks[node].lost = 0;
+		dq_send(eng, out, NULL, node, DQ_M_ACK, e->acks[node].slot, 0,
+			e->acks[node].seq, 0);
+	}
+	for (slot = 0; slot < eng->p.nr_slots; slot++)
+		if (dq_take_broken(eng, node, slot)) {
+			rdlm_stat_inc(&eng->stats.recovers);
+			dq_send(eng, out, NULL, node, DQ_M_RECOVER, slot, 0, 0,
+				0);
+		}
+	rdlm_spin_lock(&eng->lock, flags);
+	if (e->rec_slot != DQ_NONE) {
+		s = &e->slots[e->rec_slot];
+		if (s->rec == DQ_REC_FENCE && !e->acked[node])
+			dq_send(eng, out, NULL, node, DQ_M_FENCE, e->rec_slot,
+				0, e->rec_seq, 0);
+		if (e->rec_cas_lost && s->rec == DQ_REC_FREEZE)
+			dq_home_cas(eng, out, e->rec_slot, DQ_HC_FREEZE,
+				    s->word, e->proto->frozen(s->word));
+		else if (e->rec_cas_lost && s->rec == DQ_REC_THAW)
+			dq_home_cas(eng, out, e->rec_slot, DQ_HC_THAW, s->word,
+				    e->proto->thawed(s->word));
+		e->rec_cas_lost = 0;
+	}
+	rdlm_spin_unlock(&eng->lock, flags);
+}
+
+/**
+ * dq_describe() - &rdlm_engine_ops.describe of the queue engines
+ * @eng: instance
+ * @req: request, or NULL for the home side
+ * @buf: where the line goes
+ * @len: its size
+ *
+ * Return: what snprintf() returns.
+ */
+int dq_describe(struct rdlm_engine *eng, struct rdlm_req *req, char *buf,
+		size_t len)
+{
+	struct dq_eng *e = dqe(eng);
+	struct dq_req *d;
+
+	if (!req)
+		return snprintf(buf, len,
+				"rec_slot %d rec %u rec_wait %u rec_seq %llu cas_lost %u",
+				e->rec_slot == DQ_NONE ? -1 : (int)e->rec_slot,
+				e->rec_slot == DQ_NONE ? 0 :
+				e->slots[e->rec_slot].rec, e->rec_wait,
+				(unsigned long long)e->rec_seq, e->rec_cas_lost);
+	d = dq(req);
+	return snprintf(buf, len,
+			"phase %u id %08x pred %08x succ %08x%s%s%s%s%s%s out %u nsh %u",
+			d->phase, d->id, d->pred, d->succ,
+			d->cancel ? " cancel" : "", d->lost ? " lost" : "",
+			d->ainf ? " ainf" : "", d->has_succ ? " has_succ" : "",
+			d->homewait ? " homewait" : "",
+			d->turnwait ? " turnwait" : "", d->outstanding, d->nsh);
 }

@@ -214,6 +214,22 @@ struct dq_proto {
 };
 
 /**
+ * struct dq_ack - the last ACK a member sent to one home
+ * @seq: the fence's sequence number (0: none sent)
+ * @slot: the word
+ * @lost: its connection failed under it
+ *
+ * Both ends must see the fence through: the home fences again when its
+ * connection to the member is back, the member acknowledges again when
+ * its own connection to the home is back (the two come back one by one).
+ */
+struct dq_ack {
+	u64 seq;
+	u32 slot;
+	u8 lost;
+};
+
+/**
  * struct dq_eng - engine-private state of a queue engine instance
  * @proto: engine hooks
  * @inc: next incarnation per request index
@@ -228,6 +244,13 @@ struct dq_proto {
  * @rec_slot: slot being recovered, or U32_MAX
  * @rec_wait: ACKs still expected
  * @rec_seq: fence sequence number
+ * @broken: member side, one bit per (home, slot): a verb on the word or to
+ *	its home failed without the home being declared dead, so the queue
+ *	may be broken; the home is asked to recover it once it is reachable
+ * @rec_cas_lost: home side: a freeze/thaw CAS on the word under recovery
+ *	failed (our own connection broke); reposted by dq_member_up()
+ * @acks: member side, per home: the last fence acknowledged to it, sent
+ *	again by dq_member_up() if the ACK was lost
  */
 struct dq_eng {
 	const struct dq_proto *proto;
@@ -243,6 +266,9 @@ struct dq_eng {
 	u32 rec_slot;
 	u32 rec_wait;
 	u64 rec_seq;
+	u8 *broken;
+	u8 rec_cas_lost;
+	struct dq_ack *acks;
 };
 
 #define DQ_NONE	U32_MAX
@@ -259,12 +285,18 @@ struct dq_eng {
 	.timer = dq_timer,			\
 	.recv = dq_recv,			\
 	.member_down = dq_member_down,		\
+	.member_up = dq_member_up,		\
+	.describe = dq_describe,		\
 }
 
-/* home-side cookies: kind << 32 | slot */
+/*
+ * Home-side cookies: kind << 32 | slot; a message sent without a request
+ * (DQ_HC_MSG) also carries its type (bits 40-47) and destination (48-63).
+ */
 #define DQ_HC_FREEZE	1ULL
 #define DQ_HC_THAW	2ULL
 #define DQ_HC_RESET	3ULL
+#define DQ_HC_MSG	4ULL
 
 static inline struct dq_req *dq(struct rdlm_req *req)
 {
@@ -296,6 +328,9 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	     struct rdlm_out *out);
 void dq_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 		    struct rdlm_out *out);
+void dq_member_up(struct rdlm_engine *eng, u32 node, struct rdlm_out *out);
+int dq_describe(struct rdlm_engine *eng, struct rdlm_req *req, char *buf,
+		size_t len);
 
 void dq_atomic(struct rdlm_engine *eng, struct rdlm_out *out,
 	       struct rdlm_req *req, u8 kind, u8 op, u64 arg0, u64 arg1);

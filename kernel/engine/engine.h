@@ -313,6 +313,9 @@ struct rdlm_engine_params {
  * @busy: home queue full answers
  * @cas_failed: CAS whose compare value did not match (queue engines' retry
  *	storm, DQNL section 4.4 / figure 5)
+ * @recovers: queue engines: words this node asked their home to recover
+ * @fences: queue engines: recoveries this home began fencing (ahead of
+ *	@resets while one waits for acknowledgments)
  */
 struct rdlm_engine_stats {
 	rdlm_stat_t verbs[RDLM_VERB_NR];
@@ -325,6 +328,8 @@ struct rdlm_engine_stats {
 	rdlm_stat_t stale;
 	rdlm_stat_t busy;
 	rdlm_stat_t cas_failed;
+	rdlm_stat_t recovers;
+	rdlm_stat_t fences;
 };
 
 struct rdlm_engine;
@@ -345,6 +350,14 @@ struct rdlm_engine;
  *	membership @epoch (strictly increasing).  Called on every surviving
  *	member, only after the fabric has flushed every verb from and to
  *	@node (none of them executes or lands later).
+ * @member_up: optional; the connection to @node failed and is up again,
+ *	and the cluster did not declare @node dead meanwhile.  Called on both
+ *	ends, only after every verb posted to @node before the failure has
+ *	completed (none of them executes or lands later).  A verb that failed
+ *	may still have executed: the engine repairs what that may have broken.
+ * @describe: optional, for debugfs: one line of engine state of @req (its
+ *	phase and neighbours), or of the home side with @req NULL; returns
+ *	what snprintf() returns
  */
 struct rdlm_engine_ops {
 	const char *name;
@@ -363,6 +376,10 @@ struct rdlm_engine_ops {
 		     struct rdlm_out *out);
 	void (*member_down)(struct rdlm_engine *eng, u32 node, u32 epoch,
 			    struct rdlm_out *out);
+	void (*member_up)(struct rdlm_engine *eng, u32 node,
+			  struct rdlm_out *out);
+	int (*describe)(struct rdlm_engine *eng, struct rdlm_req *req,
+			char *buf, size_t len);
 };
 
 /**

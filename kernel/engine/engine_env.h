@@ -25,8 +25,13 @@
 /* macros rather than typedefs: the simulator defines its own */
 #define rdlm_spinlock_t		spinlock_t
 #define rdlm_spin_lock_init(l)		spin_lock_init(l)
-#define rdlm_spin_lock(l, flags)	spin_lock_irqsave(l, flags)
-#define rdlm_spin_unlock(l, flags)	spin_unlock_irqrestore(l, flags)
+/*
+ * Engines run in process context or softirq (completions, soft hrtimers),
+ * never in hard irq, and post verbs under this lock: the fabric's own
+ * spin_unlock_bh() must not run with interrupts off, so no irqsave here.
+ */
+#define rdlm_spin_lock(l, flags)	do { (void)(flags); spin_lock_bh(l); } while (0)
+#define rdlm_spin_unlock(l, flags)	do { (void)(flags); spin_unlock_bh(l); } while (0)
 
 #define rdlm_stat_t		atomic64_t
 #define rdlm_stat_inc(s)	atomic64_inc(s)

@@ -337,7 +337,12 @@ static void nc_home_cqe(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 	struct dq_slot *s = &e->slots[slot];
 
 	s->reset_busy = 0;
-	if (cqe->status || s->rec == DQ_REC_FREEZE || s->rec == DQ_REC_FENCE)
+	if (cqe->status) {
+		/* it may have zeroed the count all the same */
+		dq_home_recover(eng, slot, out);
+		return;
+	}
+	if (s->rec == DQ_REC_FREEZE || s->rec == DQ_REC_FENCE)
 		return;
 	if (cqe->value != mkword(0, s->reset_r)) {
 		/* more shared holders, or an exclusive came */

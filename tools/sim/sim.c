@@ -10,8 +10,11 @@
  * CPU.  Everything random comes from one seeded generator, so a run replays
  * exactly from its seed.  Faults: crash (a node stops forever, verbs to it
  * fail after a timeout), pause (a node's CPU stops, its NIC keeps serving;
- * it resumes believing what it believed), extra delay of verbs/messages
- * (reordering across QPs, never within one).
+ * it resumes believing what it believed), link flap (every connection of
+ * a node fails for a while, its loopback included: verbs posted meanwhile
+ * fail, verbs in flight fail before or after they executed, and once the
+ * links are back every pair is told so through ->member_up), extra delay
+ * of verbs/messages (reordering across QPs, never within one).
  *
  * On every grant the checker verifies that no incompatible holder exists
  * (holders past the lease end the engine announced, or on crashed nodes, do
@@ -34,6 +37,9 @@ enum ev_type {
 	EV_PAUSE,
 	EV_RESUME,
 	EV_PEER_DOWN,	/* node learns that e->src died */
+	EV_LINK_DOWN,	/* every connection of the node fails */
+	EV_LINK_UP,	/* ... and comes back */
+	EV_PEER_UP,	/* node learns that its connection to e->src is back */
 };
 
 struct ev {
@@ -48,6 +54,7 @@ struct ev {
 	struct rdlm_rx rx;
 	struct rdlm_req *req;
 	u64 cookie;
+	u32 gen;	/* verbs: link generation when posted, 0 = unchecked */
 	struct ev *next_free;
 };
 
@@ -100,6 +107,8 @@ struct node {
 	u64 cpu_busy;
 	bool crashed;
 	bool paused;
+	u32 cuts;	/* link flaps in progress */
+	u32 cut_gen;	/* link flaps so far */
 	struct ev **deferred;
 	u32 ndeferred, cap_deferred;
 	struct client *clients;
@@ -126,7 +135,9 @@ struct sim {
 	u64 nheap, capheap;
 	struct ev *free_ev;
 	struct node *nodes;
+	u32 verb_gen;		/* gen of the verb being handled */
 	u64 *qp_last;		/* per ordered pair: last arrival */
+	u8 *conn_down;		/* per ordered pair: a's connection to b */
 	u64 *cq_last;		/* per ordered pair: last completion */
 	struct sreq **wactive;	/* per global word */
 	double *cdf;
@@ -403,10 +414,25 @@ static u64 qp_time(struct sim *s, u64 *arr, u32 a, u32 b, u64 t)
 	return t;
 }
 
+/* a verb between @a and @b posted at generation @gen reaches its end */
+static u32 link_gen(struct sim *s, u32 a, u32 b)
+{
+	return s->nodes[a].cut_gen + s->nodes[b].cut_gen + 1;
+}
+
+static bool link_up(struct sim *s, u32 a, u32 b)
+{
+	return !s->nodes[a].cuts && !s->nodes[b].cuts;
+}
+
 static void send_cqe(struct sim *s, u32 req_node, u32 home,
 		     const struct rdlm_verb *v, int status, u64 value, u64 t)
 {
 	struct ev *e = ev_new(s, EV_CQE, 0, req_node);
+
+	/* a success still has to come back over the link */
+	e->gen = status ? 0 : s->verb_gen;
+	e->src = home;
 
 	e->t = qp_time(s, s->cq_last, req_node, home, t);
 	e->cqe.req = v->req;
@@ -435,9 +461,20 @@ static void post_verb(struct sim *s, u32 src, const struct rdlm_verb *v)
 		return;
 	}
 	dst = &s->nodes[v->node];
+	if (!link_up(s, src, v->node)) {
+		send_cqe(s, src, v->node, v, -EIO, 0,
+			 s->now + s->cfg->err_timeout);
+		return;
+	}
+	if (s->conn_down[src * s->cfg->nodes + v->node]) {
+		/* not reconnected yet: the fabric refuses the post */
+		send_cqe(s, src, v->node, v, -ENOTCONN, 0, s->now + 1);
+		return;
+	}
 	rtt = cpu_path(s, v) ? s->cfg->rtt_send : s->cfg->rtt_atomic;
 	e = ev_new(s, EV_ARRIVE, 0, v->node);
 	e->src = src;
+	e->gen = link_gen(s, src, v->node);
 	e->verb = *v;
 	e->t = qp_time(s, s->qp_last, src, v->node, s->now + one_way(s, rtt));
 	ev_push(s, e);
@@ -723,7 +760,8 @@ static void client_release(struct sim *s, u32 nid, u32 ci, struct rdlm_req *req)
 static bool cpu_event(struct ev *e)
 {
 	return e->type != EV_EXEC && e->type != EV_CRASH &&
-	       e->type != EV_RESUME && e->type != EV_PAUSE;
+	       e->type != EV_RESUME && e->type != EV_PAUSE &&
+	       e->type != EV_LINK_DOWN && e->type != EV_LINK_UP;
 }
 
 static void defer(struct sim *s, struct node *n, struct ev *e)
@@ -760,9 +798,11 @@ static void handle(struct sim *s, struct ev *e)
 		defer(s, n, e);
 		return;
 	}
+	s->verb_gen = e->type == EV_ARRIVE || e->type == EV_EXEC ? e->gen : 0;
 	switch (e->type) {
 	case EV_ARRIVE:
-		if (n->crashed) {
+		if (n->crashed || e->gen != link_gen(s, e->src, e->node)) {
+			/* the link failed under it: never executed */
 			send_cqe(s, e->src, e->node, &e->verb, -EIO, 0,
 				 s->now + s->cfg->err_timeout);
 			break;
@@ -824,6 +864,7 @@ static void handle(struct sim *s, struct ev *e)
 			struct ev *x = ev_new(s, EV_EXEC, t, e->node);
 
 			x->src = e->src;
+			x->gen = e->gen;
 			x->verb = e->verb;
 			ev_push(s, x);
 		}
@@ -866,6 +907,8 @@ static void handle(struct sim *s, struct ev *e)
 		}
 		break;
 	case EV_CQE:
+		if (e->gen && e->gen != link_gen(s, e->node, e->src))
+			e->cqe.status = -EIO;	/* executed, answer lost */
 		tr(s, e->node, 3, e->cqe.req ?
 		   ((struct sreq *)(uintptr_t)e->cqe.req->user)->word : 0,
 		   e->cqe.cookie, e->cqe.value);
@@ -906,6 +949,48 @@ static void handle(struct sim *s, struct ev *e)
 			out = mkout(s, e->node);
 			n->eng.ops->member_down(&n->eng, e->src,
 						(u32)e->cookie, &out);
+		}
+		break;
+	case EV_LINK_DOWN:
+		n->cuts++;
+		n->cut_gen++;
+		/* every connection from and to it fails, until reconnected */
+		for (i = 0; i < s->cfg->nodes; i++) {
+			s->conn_down[i * s->cfg->nodes + e->node] = 1;
+			s->conn_down[e->node * s->cfg->nodes + i] = 1;
+		}
+		break;
+	case EV_LINK_UP:
+		if (--n->cuts)
+			break;
+		/*
+		 * After every verb of the old links has failed; each
+		 * connection (one per direction) comes back on its own.
+		 */
+		t = s->now + 2 * s->cfg->err_timeout + s->cfg->delay_max +
+		    s->cfg->rtt_send;
+		for (i = 0; i < s->cfg->nodes; i++) {
+			struct ev *u;
+
+			u = ev_new(s, EV_PEER_UP, t + rnd(s) %
+				   (2 * s->cfg->err_timeout + 1), i);
+			u->src = e->node;
+			ev_push(s, u);
+			if (i == e->node)
+				continue;
+			u = ev_new(s, EV_PEER_UP, t + rnd(s) %
+				   (2 * s->cfg->err_timeout + 1), e->node);
+			u->src = i;
+			ev_push(s, u);
+		}
+		break;
+	case EV_PEER_UP:
+		if (!link_up(s, e->node, e->src))
+			break;	/* the other end is still cut: not yet */
+		s->conn_down[e->node * s->cfg->nodes + e->src] = 0;
+		if (n->eng.ops->member_up) {
+			out = mkout(s, e->node);
+			n->eng.ops->member_up(&n->eng, e->src, &out);
 		}
 		break;
 	case EV_PAUSE:
@@ -975,6 +1060,31 @@ static int build_cdf(struct sim *s)
 	return 0;
 }
 
+/* SIM_DEBUG: what a stuck client waits for, and its word's home side */
+static void dump_stuck(struct sim *s, u32 nid, struct client *c)
+{
+	struct node *n = &s->nodes[nid];
+	char buf[256];
+	u32 i;
+
+	fprintf(stderr, "stuck: n%u word %u mode %u since %llu\n", nid,
+		c->word, c->mode, (unsigned long long)c->first_start);
+	if (!n->eng.ops->describe)
+		return;
+	for (i = 0; i < n->eng.p.nr_reqs; i++) {
+		if (!n->eng.reqs[i].busy)
+			continue;
+		n->eng.ops->describe(&n->eng, &n->eng.reqs[i], buf, sizeof(buf));
+		fprintf(stderr, "  req %u home %u slot %u: %s\n", i,
+			n->eng.reqs[i].node, n->eng.reqs[i].slot, buf);
+	}
+	for (i = 0; i < s->cfg->nodes; i++) {
+		s->nodes[i].eng.ops->describe(&s->nodes[i].eng, NULL, buf,
+					      sizeof(buf));
+		fprintf(stderr, "  home n%u: %s\n", i, buf);
+	}
+}
+
 int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 {
 	struct sim sim, *s = &sim;
@@ -991,9 +1101,11 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 	res->lat = calloc(s->lat_cap, sizeof(u64));
 	s->nodes = calloc(cfg->nodes, sizeof(*s->nodes));
 	s->qp_last = calloc(total, sizeof(u64));
+	s->conn_down = calloc(total, 1);
 	s->cq_last = calloc(total, sizeof(u64));
 	s->wactive = calloc((size_t)cfg->nodes * cfg->slots, sizeof(*s->wactive));
-	if (!res->lat || !s->nodes || !s->qp_last || !s->cq_last ||
+	if (!res->lat || !s->nodes || !s->qp_last || !s->conn_down ||
+	    !s->cq_last ||
 	    !s->wactive || build_cdf(s) || cfg->nlocks > cfg->nodes * cfg->slots)
 		return -ENOMEM;
 	for (i = 0; i < cfg->nodes; i++) {
@@ -1044,6 +1156,16 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 			   rnd(s) % (cfg->pause_len + 1), nd);
 		ev_push(s, e);
 	}
+	for (i = 0; i < cfg->flaps; i++) {
+		u64 t = rnd(s) % cfg->fault_window;
+		u32 nd = rnd(s) % cfg->nodes;
+
+		e = ev_new(s, EV_LINK_DOWN, t, nd);
+		ev_push(s, e);
+		e = ev_new(s, EV_LINK_UP, t + cfg->flap_len / 2 +
+			   rnd(s) % (cfg->flap_len + 1), nd);
+		ev_push(s, e);
+	}
 	while ((e = ev_pop(s))) {
 		s->now = e->t;
 		res->events++;
@@ -1061,8 +1183,11 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 
 			if (n->crashed || n->paused || !c->first_start)
 				continue;
-			if (s->now - c->first_start > 100 * cfg->ep.lease_ns)
+			if (s->now - c->first_start > 100 * cfg->ep.lease_ns) {
 				res->stuck++;
+				if (getenv("SIM_DEBUG"))
+					dump_stuck(s, i, c);
+			}
 		}
 		for (j = 0; j < RDLM_VERB_NR; j++)
 			res->verbs[j] += rdlm_stat_read(&n->eng.stats.verbs[j]);
@@ -1096,6 +1221,7 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 	free(s->heap);
 	free(s->nodes);
 	free(s->qp_last);
+	free(s->conn_down);
 	free(s->cq_last);
 	free(s->wactive);
 	free(s->cdf);

@@ -39,6 +39,8 @@ struct sim_cfg {
 	u32 crashes;
 	u32 pauses;
 	u64 pause_len;
+	u32 flaps;		/* link flaps: a node's connections fail */
+	u64 flap_len;		/* mean flap length */
 	u32 delay_pct;		/* % of verbs/messages delayed */
 	u64 delay_max;
 	u64 fault_window;	/* faults happen in [0, window) */

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <errno.h>
 #include <assert.h>
 
@@ -39,6 +40,7 @@ typedef int64_t s64;
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)	((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 #define div_u64(a, b)	((u64)(a) / (u32)(b))
+#define BIT_ULL(n)	(1ULL << (n))
 #define fallthrough	__attribute__((__fallthrough__))
 
 typedef struct { int unused; } rdlm_spinlock_t;
