@@ -84,15 +84,19 @@ static atomic_t rdlm_dev_nr_locks = ATOMIC_INIT(0);
 static atomic_t rdlm_dev_nr_events = ATOMIC_INIT(0);
 static struct dentry *rdlm_dev_debugfs;
 
+struct rdlm_file;
+
 /**
  * struct rdlm_uevent - an event waiting to be read()
  * @node: in &rdlm_file.events
+ * @rf: the file it is counted in (completion events), NULL if embedded
  * @embedded: part of its lock (blocking and lost notices), not allocated
  * @queued: an embedded event is in the queue
  * @ev: the record
  */
 struct rdlm_uevent {
 	struct list_head node;
+	struct rdlm_file *rf;
 	bool embedded;
 	bool queued;
 	struct rdlm_event ev;
@@ -100,23 +104,27 @@ struct rdlm_uevent {
 
 /**
  * struct rdlm_file - one open /dev/rdlm
+ * @ref: references: the open file, and each of its locks
  * @mutex: serialises join, lock creation, lookups and submissions
  * @lock: protects lock states, @locks' contents, @nr_locks, @events, @closing
  * @ls: the joined lockspace (a reference), NULL before RDLM_IOC_JOIN
  * @locks: the file's locks by id
  * @next_id: next id to try (ids are handed out cyclically from 1)
  * @nr_locks: entries in @locks
+ * @nr_events: completion events allocated (requests in flight, unread)
  * @events: queued &struct rdlm_uevent, oldest first
  * @wait: read()/poll(), blocked callers, close()
  * @closing: release() runs: completions unlock whatever they grant
  */
 struct rdlm_file {
+	struct kref ref;
 	struct mutex mutex;	/* see above */
 	spinlock_t lock;	/* see above */
 	struct rdlm_lockspace *ls;
 	struct xarray locks;
 	u32 next_id;
 	u32 nr_locks;
+	atomic_t nr_events;
 	struct list_head events;
 	wait_queue_head_t wait;
 	bool closing;
@@ -137,6 +145,8 @@ struct rdlm_file {
  * @req_mode: mode of the last lock or convert request
  * @req_flags: RDLM_LKF_* of the request in flight
  * @sync: a caller sleeps in the ioctl for the request in flight
+ * @abandoned: that caller left (fatal signal) before the completion: a
+ *	first request granted then is unlocked again
  * @done: the request of the sleeping caller completed with @result
  * @result: its status
  * @result_flags: its RDLM_SBF_* flags
@@ -164,6 +174,7 @@ struct rdlm_ulock {
 	u32 req_mode;
 	u32 req_flags;
 	bool sync;
+	bool abandoned;
 	bool done;
 	int result;
 	u32 result_flags;
@@ -178,13 +189,26 @@ struct rdlm_ulock {
 	u64 wait_ns;
 };
 
-static struct rdlm_uevent *rdlm_uevent_alloc(void)
+/*
+ * A completion event for an asynchronous request of @rf, or -EAGAIN when
+ * the file has max_locks_per_file of them (in flight or unread) already.
+ */
+static int rdlm_uevent_alloc(struct rdlm_file *rf, struct rdlm_uevent **uevp)
 {
-	struct rdlm_uevent *uev = kzalloc(sizeof(*uev), GFP_KERNEL_ACCOUNT);
+	struct rdlm_lockspace *ls = READ_ONCE(rf->ls);
+	struct rdlm_uevent *uev;
 
-	if (uev)
-		atomic_inc(&rdlm_dev_nr_events);
-	return uev;
+	if (ls && atomic_read(&rf->nr_events) >=
+		  rdlm_lockspace_max_file_locks(ls))
+		return -EAGAIN;
+	uev = kzalloc(sizeof(*uev), GFP_KERNEL_ACCOUNT);
+	if (!uev)
+		return -ENOMEM;
+	uev->rf = rf;
+	atomic_inc(&rf->nr_events);
+	atomic_inc(&rdlm_dev_nr_events);
+	*uevp = uev;
+	return 0;
 }
 
 /* Free a completion event (NULL is fine); blocking ones are in their lock. */
@@ -192,17 +216,43 @@ static void rdlm_uevent_free(struct rdlm_uevent *uev)
 {
 	if (!uev)
 		return;
+	atomic_dec(&uev->rf->nr_events);
 	kfree(uev);
 	atomic_dec(&rdlm_dev_nr_events);
+}
+
+/*
+ * The last reference to an open file: its release, or the last of its
+ * locks, whose completion may come after close() returned.
+ */
+static void rdlm_file_free(struct kref *ref)
+{
+	struct rdlm_file *rf = container_of(ref, struct rdlm_file, ref);
+	struct rdlm_uevent *uev, *tmp;
+
+	/* may run in an ast: the put does not sleep */
+	if (rf->ls)
+		rdlm_lockspace_put(rf->ls);
+	/* only allocated events are left: embedded ones died with their lock */
+	list_for_each_entry_safe(uev, tmp, &rf->events, node) {
+		list_del(&uev->node);
+		rdlm_uevent_free(uev);
+	}
+	xa_destroy(&rf->locks);
+	mutex_destroy(&rf->mutex);
+	kfree(rf);
+	atomic_dec(&rdlm_dev_nr_files);
 }
 
 static void rdlm_ulock_free(struct kref *ref)
 {
 	struct rdlm_ulock *ul = container_of(ref, struct rdlm_ulock, ref);
+	struct rdlm_file *rf = ul->rf;
 
 	rdlm_uevent_free(ul->cev);
 	kfree(ul);
 	atomic_dec(&rdlm_dev_nr_locks);
+	kref_put(&rf->ref, rdlm_file_free);
 }
 
 static void rdlm_ulock_put(struct rdlm_ulock *ul)
@@ -314,13 +364,21 @@ static void rdlm_dev_ast(void *arg)
 			/* an up-conversion waited in NL: it stays there */
 			if (sb_flags & RDLM_SBF_DEMOTED)
 				ul->mode = RDLM_LOCK_NL;
+			/* a down-conversion done, its LVB write lost */
+			if (status == -EIO)
+				ul->mode = ul->req_mode;
 		}
+		/* a first request granted after its caller left is undone */
+		if (!status && ul->abandoned && ul->state == RDLM_LKS_WAITING)
+			unlock = true;
+		ul->abandoned = false;
 		/* a failed first request leaves no lock behind */
 		dead = status && (ul->state == RDLM_LKS_WAITING || lost);
 		ul->state = RDLM_LKS_GRANTED;
 		break;
 	case RDLM_LKS_UNLOCKING:
-		if (status == -RDLM_EUNLOCK) {
+		/* -EIO: gone, but the home did not confirm its LVB write */
+		if (status == -RDLM_EUNLOCK || status == -EIO) {
 			dead = true;
 			break;
 		}
@@ -367,12 +425,12 @@ static void rdlm_dev_ast(void *arg)
 
 	if (dead) {
 		rdlm_ulock_unlink(rf, ul);
-	} else if (rf->closing) {
+	} else if (rf->closing || unlock) {
 		/* granted (or left granted) while the file closes */
+		unlock = true;
 		ul->state = RDLM_LKS_UNLOCKING;
 		ul->req_flags = 0;
 		kref_get(&ul->ref);
-		unlock = true;
 	}
 	wake_up_all(&rf->wait);
 	spin_unlock(&rf->lock);
@@ -481,10 +539,27 @@ static int rdlm_ulock_start_unlock(struct rdlm_file *rf, struct rdlm_ulock *ul,
 	return ret;
 }
 
-/* Wait for the completion a caller waits for; the caller holds a reference. */
+/*
+ * Wait for the completion a caller waits for; the caller holds a reference.
+ * Returns its status, or -EINTR when a fatal signal came first: the request
+ * then completes in the background (a first request granted meanwhile is
+ * unlocked again), and the dying caller does not wait for the lock manager.
+ */
 static int rdlm_ulock_wait_done(struct rdlm_file *rf, struct rdlm_ulock *ul)
 {
-	wait_event_idle(rf->wait, READ_ONCE(ul->done));
+	int ret = 0;
+
+	if (wait_event_killable(rf->wait, READ_ONCE(ul->done))) {
+		spin_lock(&rf->lock);
+		if (!ul->done) {
+			ul->sync = false;
+			ul->abandoned = true;
+			ret = -EINTR;
+		}
+		spin_unlock(&rf->lock);
+		if (ret)
+			return ret;
+	}
 	spin_lock(&rf->lock);
 	spin_unlock(&rf->lock);
 	return ul->result;
@@ -510,7 +585,7 @@ static int rdlm_ulock_interrupted(struct rdlm_file *rf, struct rdlm_ulock *ul,
 		rdlm_unlock(rf->ls, ul->lksb.lkid, RDLM_LKF_CANCEL, NULL, ul);
 	spin_unlock(&rf->lock);
 	status = rdlm_ulock_wait_done(rf, ul);
-	if (status == -RDLM_ECANCEL)
+	if (status == -RDLM_ECANCEL || status == -EINTR)
 		return -EINTR;
 	if (status || convert)
 		return status;
@@ -618,11 +693,15 @@ static int rdlm_dev_new_lock(struct rdlm_file *rf, struct rdlm_lock_req *req,
 	struct rdlm_ulock *ul;
 	int ret;
 
+	/* the lockspace's max_locks_per_file; waiting ones count too */
+	if (READ_ONCE(rf->nr_locks) >= rdlm_lockspace_max_file_locks(rf->ls))
+		return -EAGAIN;
 	ul = kzalloc(sizeof(*ul), GFP_KERNEL_ACCOUNT);
 	if (!ul)
 		return -ENOMEM;
 	atomic_inc(&rdlm_dev_nr_locks);
 	kref_init(&ul->ref);			/* @locks' */
+	kref_get(&rf->ref);			/* the lock's */
 	ul->rf = rf;
 	ul->lksb.lvb = ul->lvb;
 	ul->bev.embedded = true;
@@ -647,6 +726,7 @@ static int rdlm_dev_new_lock(struct rdlm_file *rf, struct rdlm_lock_req *req,
 		ul->cev = NULL;
 		kfree(ul);
 		atomic_dec(&rdlm_dev_nr_locks);
+		kref_put(&rf->ref, rdlm_file_free);	/* never the last */
 		return ret;
 	}
 	req->lkid = ul->id;
@@ -751,9 +831,9 @@ static long rdlm_ioctl_lock(struct rdlm_file *rf,
 	convert = req.flags & RDLM_LKF_CONVERT;
 	sync = !(req.flags & RDLM_LKF_ASYNC);
 	if (!sync) {
-		cev = rdlm_uevent_alloc();
-		if (!cev)
-			return -ENOMEM;
+		ret = rdlm_uevent_alloc(rf, &cev);
+		if (ret)
+			goto out;
 	}
 
 	mutex_lock(&rf->mutex);
@@ -855,9 +935,9 @@ static long rdlm_ioctl_unlock(struct rdlm_file *rf,
 	cancel = req.flags & RDLM_LKF_CANCEL;
 	sync = !(req.flags & RDLM_LKF_ASYNC);
 	if (!sync && !cancel) {
-		cev = rdlm_uevent_alloc();
-		if (!cev)
-			return -ENOMEM;
+		ret = rdlm_uevent_alloc(rf, &cev);
+		if (ret)
+			return ret;
 	}
 
 	mutex_lock(&rf->mutex);
@@ -1057,11 +1137,13 @@ static int rdlm_open(struct inode *inode, struct file *file)
 	rf = kzalloc(sizeof(*rf), GFP_KERNEL_ACCOUNT);
 	if (!rf)
 		return -ENOMEM;
+	kref_init(&rf->ref);
 	mutex_init(&rf->mutex);
 	spin_lock_init(&rf->lock);
 	xa_init_flags(&rf->locks, XA_FLAGS_ALLOC1);
 	INIT_LIST_HEAD(&rf->events);
 	init_waitqueue_head(&rf->wait);
+	atomic_set(&rf->nr_events, 0);
 	file->private_data = rf;
 	atomic_inc(&rdlm_dev_nr_files);
 	return nonseekable_open(inode, file);
@@ -1109,28 +1191,24 @@ static void rdlm_dev_release_locks(struct rdlm_file *rf)
 	spin_unlock(&rf->lock);
 }
 
+/*
+ * close() waits this long for the lock manager to confirm the cancels and
+ * unlocks; what is left then (an unlock whose LVB write the home has not
+ * acked yet) ends in the background, and the file goes with its last lock.
+ * A killed process is gone within this bound.
+ */
+#define RDLM_CLOSE_WAIT		(HZ / 2)
+
 static int rdlm_release(struct inode *inode, struct file *file)
 {
 	struct rdlm_file *rf = file->private_data;
-	struct rdlm_uevent *uev, *tmp;
 
 	if (rf->ls) {
 		rdlm_dev_release_locks(rf);
-		wait_event_idle(rf->wait, !READ_ONCE(rf->nr_locks));
-		/* the last ast touches rf under its lock: let it leave */
-		spin_lock(&rf->lock);
-		spin_unlock(&rf->lock);
-		rdlm_lockspace_put(rf->ls);
+		wait_event_idle_timeout(rf->wait, !READ_ONCE(rf->nr_locks),
+					RDLM_CLOSE_WAIT);
 	}
-	/* only allocated events are left: embedded ones died with their lock */
-	list_for_each_entry_safe(uev, tmp, &rf->events, node) {
-		list_del(&uev->node);
-		rdlm_uevent_free(uev);
-	}
-	xa_destroy(&rf->locks);
-	mutex_destroy(&rf->mutex);
-	kfree(rf);
-	atomic_dec(&rdlm_dev_nr_files);
+	kref_put(&rf->ref, rdlm_file_free);
 	return 0;
 }
 

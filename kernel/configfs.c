@@ -18,6 +18,10 @@
  *		lease_us, omega_ns, backoff_r_us, backoff_l_us, kmax,
  *		update_locks, nr_reqs	engine parameters
  *		local_grants_max	local takeovers of a held lock word
+ *		max_locks	locks on this node (default 65536)
+ *		max_locks_per_file	locks and unread events of one
+ *				/dev/rdlm file (default 4096)
+ *		max_lvbs	LVBs kept as a home (default 65536)
  *		uid, gid, mode	who may join through /dev/rdlm (default
  *				root:root 0600)
  *		enable		1 brings the lockspace up, 0 takes it down
@@ -75,6 +79,9 @@ struct rdlm_ls {
 	u32 update_locks;
 	u32 nr_reqs;
 	u32 local_grants_max;
+	u32 max_locks;
+	u32 max_locks_per_file;
+	u32 max_lvbs;
 	u32 uid;
 	u32 gid;
 	u32 mode;
@@ -445,6 +452,9 @@ RDLM_LS_U32_ATTR(kmax, 1, 64)
 RDLM_LS_U32_ATTR(update_locks, 0, 1)
 RDLM_LS_U32_ATTR(nr_reqs, 1, 1U << 20)
 RDLM_LS_U32_ATTR(local_grants_max, 0, 1U << 20)
+RDLM_LS_U32_ATTR(max_locks, 1, 1U << 24)
+RDLM_LS_U32_ATTR(max_locks_per_file, 1, 1U << 24)
+RDLM_LS_U32_ATTR(max_lvbs, 1, 1U << 24)
 RDLM_LS_U32_ATTR(uid, 0, U32_MAX - 1)
 RDLM_LS_U32_ATTR(gid, 0, U32_MAX - 1)
 CONFIGFS_ATTR(rdlm_ls_, table_size);
@@ -457,6 +467,9 @@ CONFIGFS_ATTR(rdlm_ls_, kmax);
 CONFIGFS_ATTR(rdlm_ls_, update_locks);
 CONFIGFS_ATTR(rdlm_ls_, nr_reqs);
 CONFIGFS_ATTR(rdlm_ls_, local_grants_max);
+CONFIGFS_ATTR(rdlm_ls_, max_locks);
+CONFIGFS_ATTR(rdlm_ls_, max_locks_per_file);
+CONFIGFS_ATTR(rdlm_ls_, max_lvbs);
 CONFIGFS_ATTR(rdlm_ls_, uid);
 CONFIGFS_ATTR(rdlm_ls_, gid);
 
@@ -643,6 +656,9 @@ static int rdlm_ls_enable_lm(struct rdlm_ls *ls, u32 local)
 	memcpy(lc->members, ls->members, ls->nr_members * sizeof(u32));
 	lc->nr_slots = ls->table_size;
 	lc->local_grants_max = ls->local_grants_max;
+	lc->max_locks = ls->max_locks;
+	lc->max_locks_per_file = ls->max_locks_per_file;
+	lc->max_lvbs = ls->max_lvbs;
 	lc->uid = make_kuid(&init_user_ns, ls->uid);
 	lc->gid = make_kgid(&init_user_ns, ls->gid);
 	lc->mode = ls->mode;
@@ -748,10 +764,16 @@ static void rdlm_ls_disable(struct rdlm_ls *ls)
 {
 	if (!ls->fls)
 		return;
-	rdlm_lockspace_destroy(ls->lm);
-	ls->lm = NULL;
+	/*
+	 * The fabric side goes between the two steps: it waits for the verbs
+	 * in flight, whose completions use the lock manager's lockspace and
+	 * engine requests, which therefore go only afterwards.
+	 */
+	rdlm_lockspace_stop(ls->lm);
 	rdlm_fabric_ls_destroy(ls->fls);
 	ls->fls = NULL;
+	rdlm_lockspace_destroy(ls->lm);
+	ls->lm = NULL;
 	rdlm_ls_unpin(ls);
 }
 
@@ -798,6 +820,9 @@ static struct configfs_attribute *rdlm_ls_attrs[] = {
 	&rdlm_ls_attr_update_locks,
 	&rdlm_ls_attr_nr_reqs,
 	&rdlm_ls_attr_local_grants_max,
+	&rdlm_ls_attr_max_locks,
+	&rdlm_ls_attr_max_locks_per_file,
+	&rdlm_ls_attr_max_lvbs,
 	&rdlm_ls_attr_uid,
 	&rdlm_ls_attr_gid,
 	&rdlm_ls_attr_mode,
@@ -844,6 +869,9 @@ static struct config_item *rdlm_lockspaces_make_item(struct config_group *group,
 	ls->kmax = 1;
 	ls->nr_reqs = 1024;
 	ls->local_grants_max = 8;
+	ls->max_locks = 65536;
+	ls->max_locks_per_file = 4096;
+	ls->max_lvbs = 65536;
 	ls->mode = 0600;
 	config_item_init_type_name(&ls->item, name, &rdlm_ls_type);
 	return &ls->item;

@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/inet.h>
+#include <linux/netdevice.h>
 #include <linux/jhash.h>
 #include <linux/list.h>
 #include <linux/module.h>
@@ -27,6 +28,16 @@ unsigned int rdlm_heartbeat_ms = 1000;
 module_param_named(heartbeat_ms, rdlm_heartbeat_ms, uint, 0644);
 MODULE_PARM_DESC(heartbeat_ms,
 		 "Idle time before a heartbeat is sent to a peer (ms, default 1000)");
+
+unsigned int rdlm_heartbeat_miss = 5;
+module_param_named(heartbeat_miss, rdlm_heartbeat_miss, uint, 0644);
+MODULE_PARM_DESC(heartbeat_miss,
+		 "Heartbeat periods without a completion before a connection is declared lost (default 5)");
+
+unsigned int rdlm_connect_timeout_ms = 3000;
+module_param_named(connect_timeout_ms, rdlm_connect_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(connect_timeout_ms,
+		 "A connection attempt not established after this long is abandoned and retried (ms, default 3000)");
 
 unsigned int rdlm_ack_timeout = 18;
 module_param_named(ack_timeout, rdlm_ack_timeout, uint, 0444);
@@ -49,8 +60,122 @@ static LIST_HEAD(rdlm_device_list);	/* under rdlm_fabric_mutex */
 
 /* ---- devices -------------------------------------------------------- */
 
+/**
+ * rdlm_dev_link_down() - is the link under an RDMA device down?
+ * @dev: device, or NULL
+ *
+ * Set from NETDEV_GOING_DOWN (before the netdev stops sending) or
+ * IB_EVENT_PORT_ERR, cleared by NETDEV_UP / a carrier or IB_EVENT_PORT_ACTIVE.
+ * While it is set no CM message may be sent: see rdlm_dev_cm_risk().
+ *
+ * Return: true if down.
+ */
+bool rdlm_dev_link_down(struct rdlm_device *dev)
+{
+	return dev && test_bit(RDLM_DEV_LINK_DOWN, &dev->flags);
+}
+
+/**
+ * rdlm_dev_cm_risk() - a CM message may have been sent while the link was down
+ * @dev: device
+ * @why: what happened
+ * @node: peer concerned
+ *
+ * rxe (6.1) fails such a send and moves QP1 into the error state; ib_mad
+ * moves it back to RTS, but rxe leaves its responder in the error state,
+ * so the device never receives a CM message again. Say so once.
+ */
+void rdlm_dev_cm_risk(struct rdlm_device *dev, const char *why, u32 node)
+{
+	if (!dev || test_and_set_bit(RDLM_DEV_CM_RISK, &dev->flags))
+		return;
+	pr_info("%s: %s (node %u) while the link was down: the device may have lost its CM queue pair (rxe 6.1); if connections over it do not come back, re-create it (rdma link delete/add)\n",
+		dev_name(&dev->ibdev->dev), why, node);
+}
+
+static void rdlm_dev_set_link(struct rdlm_device *dev, bool down)
+{
+	if (down) {
+		if (!test_and_set_bit(RDLM_DEV_LINK_DOWN, &dev->flags))
+			queue_work(rdlm_wq, &dev->link_work);
+	} else if (test_and_clear_bit(RDLM_DEV_LINK_DOWN, &dev->flags)) {
+		WRITE_ONCE(dev->link_up_at, jiffies);
+		queue_work(rdlm_wq, &dev->link_work);
+	}
+}
+
+/* The link changed: fail connections at once, or bring them back now. */
+static void rdlm_dev_link_work(struct work_struct *work)
+{
+	struct rdlm_device *dev = container_of(work, struct rdlm_device,
+					       link_work);
+	bool down = rdlm_dev_link_down(dev);
+	struct rdlm_conn *conn;
+
+	mutex_lock(&rdlm_fabric_mutex);
+	if (down)
+		dev->link_downs++;
+	pr_info("%s: link %s\n", dev_name(&dev->ibdev->dev),
+		down ? "down: connections over it fail now" :
+		       "up: reconnecting");
+	rdlm_for_each_conn(conn)
+		if (conn->dev == dev || conn->id_dev == dev ||
+		    (!down && !conn->passive && !conn->dev))
+			rdlm_conn_link_event(conn, down);
+	mutex_unlock(&rdlm_fabric_mutex);
+}
+
+static int rdlm_netdev_event(struct notifier_block *nb, unsigned long event,
+			     void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct rdlm_device *dev;
+	struct ib_device *ibdev;
+	bool down;
+
+	switch (event) {
+	case NETDEV_GOING_DOWN:	/* before the device stops sending */
+	case NETDEV_DOWN:
+		down = true;
+		break;
+	case NETDEV_UP:
+	case NETDEV_CHANGE:
+		down = !netif_running(ndev) || !netif_carrier_ok(ndev);
+		break;
+	default:
+		return NOTIFY_DONE;
+	}
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_UNKNOWN);
+	if (!ibdev)
+		return NOTIFY_DONE;
+	rcu_read_lock();
+	dev = ib_get_client_data(ibdev, &rdlm_ib_client);
+	if (dev)
+		rdlm_dev_set_link(dev, down);
+	rcu_read_unlock();
+	ib_device_put(ibdev);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block rdlm_netdev_nb = {
+	.notifier_call = rdlm_netdev_event,
+};
+
+static void rdlm_ib_event(struct ib_event_handler *handler,
+			  struct ib_event *ev)
+{
+	struct rdlm_device *dev = container_of(handler, struct rdlm_device,
+					       event_handler);
+
+	if (ev->event == IB_EVENT_PORT_ERR)
+		rdlm_dev_set_link(dev, true);
+	else if (ev->event == IB_EVENT_PORT_ACTIVE)
+		rdlm_dev_set_link(dev, false);
+}
+
 static int rdlm_add_one(struct ib_device *ibdev)
 {
+	struct ib_port_attr attr;
 	struct rdlm_device *dev;
 	struct rdlm_conn *conn;
 
@@ -65,12 +190,19 @@ static int rdlm_add_one(struct ib_device *ibdev)
 		kfree(dev);
 		return ret;
 	}
+	INIT_WORK(&dev->link_work, rdlm_dev_link_work);
+	dev->link_up_at = jiffies;
+	if (!ib_query_port(ibdev, rdma_start_port(ibdev), &attr) &&
+	    attr.state != IB_PORT_ACTIVE)
+		set_bit(RDLM_DEV_LINK_DOWN, &dev->flags);
+	INIT_IB_EVENT_HANDLER(&dev->event_handler, ibdev, rdlm_ib_event);
+	ib_register_event_handler(&dev->event_handler);
 
 	mutex_lock(&rdlm_fabric_mutex);
 	list_add_tail(&dev->entry, &rdlm_device_list);
 	ib_set_client_data(ibdev, &rdlm_ib_client, dev);
 	/* connections waiting for a device need not wait for their backoff */
-	list_for_each_entry(conn, &rdlm_conn_list, entry)
+	rdlm_for_each_conn(conn)
 		if (!conn->passive && conn->users)
 			mod_delayed_work(rdlm_wq, &conn->connect_work, 0);
 	mutex_unlock(&rdlm_fabric_mutex);
@@ -84,16 +216,15 @@ static void rdlm_remove_one(struct ib_device *ibdev, void *client_data)
 	struct rdlm_conn *conn, *tmp;
 	LIST_HEAD(dead);
 
+	ib_unregister_event_handler(&dev->event_handler);
 	mutex_lock(&rdlm_fabric_mutex);
 	list_for_each_entry_safe(conn, tmp, &rdlm_conn_list, entry) {
-		if (conn->dev != dev && !(conn->cm_id && !conn->dev))
+		if (conn->dev != dev && conn->id_dev != dev &&
+		    !(conn->cm_id && !conn->id_dev))
 			continue;
 		rdlm_conn_teardown(conn);
 		if (conn->passive) {
-			spin_lock(&rdlm_conn_list_lock);
-			list_move(&conn->entry, &dead);
-			spin_unlock(&rdlm_conn_list_lock);
-			conn->dead = true;
+			rdlm_conn_unlist(conn, &dead);
 		} else if (conn->users) {
 			conn->reconnects++;
 			mod_delayed_work(rdlm_wq, &conn->connect_work,
@@ -103,6 +234,9 @@ static void rdlm_remove_one(struct ib_device *ibdev, void *client_data)
 	ib_set_client_data(ibdev, &rdlm_ib_client, NULL);
 	list_del(&dev->entry);
 	mutex_unlock(&rdlm_fabric_mutex);
+	/* the netdev notifier finds the device under RCU */
+	synchronize_rcu();
+	cancel_work_sync(&dev->link_work);
 
 	list_for_each_entry_safe(conn, tmp, &dead, entry)
 		rdlm_conn_free(conn);
@@ -211,9 +345,10 @@ struct rdlm_mbox_entry *rdlm_ls_mbox_ptr(struct rdlm_fabric_ls *ls, u32 slot)
  */
 void rdlm_ls_deliver(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx)
 {
-	const struct rdlm_fabric_ls_ops *ops = READ_ONCE(ls->ops);
+	/* pairs with smp_store_release() in rdlm_fabric_ls_set_ops() */
+	const struct rdlm_fabric_ls_ops *ops = smp_load_acquire(&ls->ops);
 
-	if (ops && ops->recv && !READ_ONCE(ls->st_claimed))
+	if (ops && ops->recv && !test_bit(RDLM_LS_CLAIMED, &ls->flags))
 		ops->recv(ls->priv, rx);
 	else
 		rdlm_selftest_rx(ls, rx);
@@ -227,7 +362,8 @@ void rdlm_ls_deliver(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx)
  */
 void rdlm_ls_peer_event(struct rdlm_fabric_ls *ls, u32 node, bool up)
 {
-	const struct rdlm_fabric_ls_ops *ops = READ_ONCE(ls->ops);
+	/* pairs with smp_store_release() in rdlm_fabric_ls_set_ops() */
+	const struct rdlm_fabric_ls_ops *ops = smp_load_acquire(&ls->ops);
 
 	if (ops && ops->peer)
 		ops->peer(ls->priv, node, up);
@@ -272,11 +408,43 @@ bool rdlm_node_allowed(u32 node, const struct sockaddr *addr)
 	return ok;
 }
 
+/**
+ * rdlm_kick_active() - our connection to @node should try now
+ * @node: a peer whose connection to us just came up
+ *
+ * The peer is reachable again: if our own connection to it waits for its
+ * backoff, it connects now; an attempt older than a second (its REQ may
+ * have been lost while the peer was away, and the CM resends it only after
+ * seconds) is abandoned and started again. Context: any but hard irq.
+ */
+void rdlm_kick_active(u32 node)
+{
+	struct rdlm_conn *conn;
+
+	spin_lock(&rdlm_conn_list_lock);
+	list_for_each_entry(conn, &rdlm_conn_list, entry) {
+		if (conn->passive || conn->node != node || !conn->users)
+			continue;
+		spin_lock_bh(&conn->lock);
+		if (conn->state == RDLM_CONN_IDLE) {
+			conn->backoff_ms = 0;
+			mod_delayed_work(rdlm_wq, &conn->connect_work, 0);
+		} else if (conn->state == RDLM_CONN_CONNECTING &&
+			   time_after(jiffies, conn->connect_start + HZ)) {
+			conn->backoff_ms = 0;
+			conn->state = RDLM_CONN_ERROR;
+			queue_delayed_work(rdlm_wq, &conn->err_work, 0);
+		}
+		spin_unlock_bh(&conn->lock);
+	}
+	spin_unlock(&rdlm_conn_list_lock);
+}
+
 static struct rdlm_conn *rdlm_active_conn(u32 node)
 {
 	struct rdlm_conn *conn;
 
-	list_for_each_entry(conn, &rdlm_conn_list, entry)
+	rdlm_for_each_conn(conn)
 		if (!conn->passive && conn->node == node)
 			return conn;
 	return NULL;
@@ -371,11 +539,8 @@ static void rdlm_ls_drop_conns(struct rdlm_fabric_ls *ls,
 		conn = ls->members[i].conn;
 		if (!conn || --conn->users)
 			continue;
-		spin_lock(&rdlm_conn_list_lock);
-		list_move(&conn->entry, dead);
-		spin_unlock(&rdlm_conn_list_lock);
-		conn->dead = true;
 		rdlm_conn_teardown(conn);
+		rdlm_conn_unlist(conn, dead);
 	}
 }
 
@@ -488,7 +653,7 @@ int rdlm_fabric_ls_create(const struct rdlm_fabric_ls_cfg *cfg,
 			conn->src = cfg->local.addr;
 			((struct sockaddr_in *)&conn->src)->sin_port = 0;
 			spin_lock(&rdlm_conn_list_lock);
-			list_add_tail(&conn->entry, &rdlm_conn_list);
+			list_add_tail_rcu(&conn->entry, &rdlm_conn_list);
 			spin_unlock(&rdlm_conn_list_lock);
 			queue_delayed_work(rdlm_wq, &conn->connect_work, 0);
 		}
@@ -499,7 +664,7 @@ int rdlm_fabric_ls_create(const struct rdlm_fabric_ls_cfg *cfg,
 	list_add_tail_rcu(&ls->entry, &rdlm_ls_list);
 	rcu_assign_pointer(rdlm_ls_index[index], ls);
 	/* live connections exchange this lockspace's tables now */
-	list_for_each_entry(conn, &rdlm_conn_list, entry)
+	rdlm_for_each_conn(conn)
 		if (rdlm_ls_member(ls, conn->node))
 			queue_work(rdlm_wq, &conn->up_work);
 	mutex_unlock(&rdlm_fabric_mutex);
@@ -520,46 +685,94 @@ out_free:
 	return ret;
 }
 
-/**
- * rdlm_fabric_ls_destroy() - take a lockspace's fabric side down
- * @ls: lockspace from rdlm_fabric_ls_create()
- *
- * New posts fail at once; members are told the table is gone, its MRs are
- * deregistered, posted verbs complete (connections that do not deliver
- * within 10 s are reset, which drains them) and connections no other
- * lockspace uses are closed. Context: process, may sleep.
- */
-void rdlm_fabric_ls_destroy(struct rdlm_fabric_ls *ls)
+/* Reset @ls's members' connections: the drain completes what they hold. */
+static void rdlm_ls_reset_conns(struct rdlm_fabric_ls *ls)
 {
-	struct rdlm_conn *conn, *tmp;
-	LIST_HEAD(dead);
+	struct rdlm_conn *conn;
 	u32 i;
 
 	mutex_lock(&rdlm_fabric_mutex);
-	WRITE_ONCE(ls->dead, true);
-	list_del_rcu(&ls->entry);
-	RCU_INIT_POINTER(rdlm_ls_index[ls->index], NULL);
-	list_for_each_entry(conn, &rdlm_conn_list, entry)
-		if (conn->passive)
-			rdlm_conn_unexport(conn, ls, true);
+	for (i = 0; i < ls->nr_members; i++) {
+		conn = ls->members[i].conn;
+		if (conn)
+			rdlm_conn_error(conn);
+	}
+	rdlm_for_each_conn(conn)
+		if (conn->passive && rdlm_ls_member(ls, conn->node))
+			rdlm_conn_error(conn);
 	mutex_unlock(&rdlm_fabric_mutex);
+}
+
+/**
+ * rdlm_fabric_ls_quiesce() - stop all traffic and callbacks of a lockspace
+ * @ls: lockspace from rdlm_fabric_ls_create()
+ *
+ * From the call on, rdlm_fabric_post() on @ls fails with -ESHUTDOWN and no
+ * message is delivered to it any more; members are told its table is gone.
+ * Then it waits until every verb posted before has completed, that is had
+ * its done callback called (with an error for what the network did not
+ * deliver): connections that do not deliver within 10 s are reset, which
+ * flushes them. When it returns, no done, recv or peer callback of @ls runs
+ * or will ever run, so the user may free what they use; the fabric side
+ * itself stays until rdlm_fabric_ls_destroy(). Idempotent.
+ *
+ * Context: process, may sleep; not under a lock a callback takes.
+ */
+void rdlm_fabric_ls_quiesce(struct rdlm_fabric_ls *ls)
+{
+	struct rdlm_conn *conn;
+
+	mutex_lock(&rdlm_fabric_mutex);
+	if (ls->quiesced) {
+		mutex_unlock(&rdlm_fabric_mutex);
+		return;
+	}
+	if (!ls->dead) {
+		WRITE_ONCE(ls->dead, true);
+		list_del_rcu(&ls->entry);
+		RCU_INIT_POINTER(rdlm_ls_index[ls->index], NULL);
+		rdlm_for_each_conn(conn)
+			if (conn->passive)
+				rdlm_conn_unexport(conn, ls, true);
+	}
+	mutex_unlock(&rdlm_fabric_mutex);
+	/*
+	 * Posts check ls->dead and count themselves in ls->inflight inside
+	 * one RCU read section; deliveries and the peer events of incoming
+	 * messages run inside one too; process-context peer events walk
+	 * rdlm_ls_list under the mutex, which no longer holds @ls.
+	 */
 	synchronize_rcu();
 
 	if (!wait_event_timeout(ls->wait, !atomic_read(&ls->inflight),
 				10 * HZ)) {
 		pr_info("lockspace %s: verbs still in flight, resetting connections\n",
 			ls->name);
-		mutex_lock(&rdlm_fabric_mutex);
-		for (i = 0; i < ls->nr_members; i++) {
-			conn = ls->members[i].conn;
-			rdlm_conn_teardown(conn);
-			if (conn->users > 1)
-				queue_delayed_work(rdlm_wq, &conn->connect_work,
-						   0);
-		}
-		mutex_unlock(&rdlm_fabric_mutex);
+		rdlm_ls_reset_conns(ls);
 		wait_event(ls->wait, !atomic_read(&ls->inflight));
 	}
+	/* completions decrement and wake inside an RCU read section */
+	synchronize_rcu();
+	mutex_lock(&rdlm_fabric_mutex);
+	ls->quiesced = true;
+	WRITE_ONCE(ls->ops, NULL);
+	mutex_unlock(&rdlm_fabric_mutex);
+}
+
+/**
+ * rdlm_fabric_ls_destroy() - take a lockspace's fabric side down
+ * @ls: lockspace from rdlm_fabric_ls_create()
+ *
+ * Quiesces @ls if that was not done (see rdlm_fabric_ls_quiesce()), then
+ * closes the connections no other lockspace uses and frees the table.
+ * Context: process, may sleep.
+ */
+void rdlm_fabric_ls_destroy(struct rdlm_fabric_ls *ls)
+{
+	struct rdlm_conn *conn, *tmp;
+	LIST_HEAD(dead);
+
+	rdlm_fabric_ls_quiesce(ls);
 
 	mutex_lock(&rdlm_fabric_mutex);
 	rdlm_ls_drop_conns(ls, &dead);
@@ -573,10 +786,7 @@ void rdlm_fabric_ls_destroy(struct rdlm_fabric_ls *ls)
 			if (!conn->passive)
 				continue;
 			rdlm_conn_teardown(conn);
-			spin_lock(&rdlm_conn_list_lock);
-			list_move(&conn->entry, &dead);
-			spin_unlock(&rdlm_conn_list_lock);
-			conn->dead = true;
+			rdlm_conn_unlist(conn, &dead);
 		}
 	}
 	mutex_unlock(&rdlm_fabric_mutex);
@@ -596,7 +806,8 @@ void rdlm_fabric_ls_destroy(struct rdlm_fabric_ls *ls)
  * Attach before posting: messages arriving without a user go to the
  * fabric self-test's accounting. Detaching waits until no callback runs
  * any more: messages are delivered under rcu_read_lock(), reachability
- * changes under rdlm_fabric_mutex.
+ * changes under rdlm_fabric_mutex or rcu_read_lock(). After
+ * rdlm_fabric_ls_quiesce() attaching does nothing.
  *
  * Context: process context, rdlm_fabric_mutex not held; may sleep.
  */
@@ -611,9 +822,13 @@ void rdlm_fabric_ls_set_ops(struct rdlm_fabric_ls *ls,
 		WRITE_ONCE(ls->priv, NULL);
 		return;
 	}
-	WRITE_ONCE(ls->priv, priv);
-	smp_wmb();	/* priv before ops */
-	WRITE_ONCE(ls->ops, ops);
+	mutex_lock(&rdlm_fabric_mutex);
+	if (!ls->quiesced) {
+		WRITE_ONCE(ls->priv, priv);
+		/* priv before ops: pairs with smp_load_acquire() of readers */
+		smp_store_release(&ls->ops, ops);
+	}
+	mutex_unlock(&rdlm_fabric_mutex);
 }
 
 /**
@@ -689,19 +904,68 @@ u64 rdlm_fabric_ls_word(struct rdlm_fabric_ls *ls, u32 slot)
  *
  * Return: 0, -ESHUTDOWN (lockspace going away), -EINVAL (not a member, slot
  * out of range, unknown kind), -ENOTCONN (member not connected yet),
- * -ENOMEM.
+ * -EBUSY (the fabric self-test claimed the lockspace), -ENOMEM.
  */
 int rdlm_fabric_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
 		     rdlm_fabric_done_t done, void *ctx)
 {
-	struct rdlm_member *m;
+	/* pairs with rdlm_ls_claim(): one of the two sees the other */
+	if (!test_bit(RDLM_LS_USER_POSTED, &ls->flags)) {
+		set_bit(RDLM_LS_USER_POSTED, &ls->flags);
+		smp_mb__after_atomic();	/* set, then test CLAIMED */
+	}
+	if (test_bit(RDLM_LS_CLAIMED, &ls->flags))
+		return -EBUSY;
+	return rdlm_ls_post(ls, v, done, ctx);
+}
 
-	if (READ_ONCE(ls->dead))
-		return -ESHUTDOWN;
-	m = rdlm_ls_member(ls, v->node);
+/**
+ * rdlm_ls_post() - rdlm_fabric_post() for the fabric's own self-test
+ * @ls: lockspace
+ * @v: the verb
+ * @done: completion callback
+ * @ctx: its argument
+ *
+ * Return: as rdlm_fabric_post().
+ */
+int rdlm_ls_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
+		 rdlm_fabric_done_t done, void *ctx)
+{
+	struct rdlm_member *m = rdlm_ls_member(ls, v->node);
+	int ret;
+
 	if (!m)
 		return -EINVAL;
-	return rdlm_conn_post(m->conn, ls, v, done, ctx);
+	/* rdlm_fabric_ls_quiesce() synchronizes with this section */
+	rcu_read_lock();
+	if (READ_ONCE(ls->dead))
+		ret = -ESHUTDOWN;
+	else
+		ret = rdlm_conn_post(m->conn, ls, v, done, ctx);
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * rdlm_ls_claim() - divert a lockspace's incoming messages to the self-test
+ * @ls: lockspace
+ *
+ * Refused once the lockspace's user (the lock manager) has posted a verb:
+ * its traffic must not be diverted; from a successful claim on, the user's
+ * posts fail with -EBUSY.
+ *
+ * Return: 0 or -EBUSY.
+ */
+int rdlm_ls_claim(struct rdlm_fabric_ls *ls)
+{
+	if (test_and_set_bit(RDLM_LS_CLAIMED, &ls->flags))
+		return 0;
+	smp_mb__after_atomic();	/* set, then test USER_POSTED */
+	if (test_bit(RDLM_LS_USER_POSTED, &ls->flags)) {
+		clear_bit(RDLM_LS_CLAIMED, &ls->flags);
+		return -EBUSY;
+	}
+	return 0;
 }
 
 /* ---- debugfs -------------------------------------------------------- */
@@ -719,6 +983,23 @@ static int rdlm_devices_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(rdlm_devices);
 
+/* debugfs "links": link state of each device, and the rxe QP1 suspicion */
+static int rdlm_links_show(struct seq_file *m, void *unused)
+{
+	struct rdlm_device *dev;
+
+	mutex_lock(&rdlm_fabric_mutex);
+	list_for_each_entry(dev, &rdlm_device_list, entry)
+		seq_printf(m, "%s link %s link_downs %u cm_suspect %d\n",
+			   dev_name(&dev->ibdev->dev),
+			   rdlm_dev_link_down(dev) ? "down" : "up",
+			   dev->link_downs,
+			   test_bit(RDLM_DEV_CM_RISK, &dev->flags));
+	mutex_unlock(&rdlm_fabric_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rdlm_links);
+
 static const char *const rdlm_verb_names[RDLM_VERB_NR] = {
 	"fa", "cas", "read", "imm", "send",
 };
@@ -732,7 +1013,7 @@ static int rdlm_peers_show(struct seq_file *m, void *unused)
 	mutex_lock(&rdlm_fabric_mutex);
 	seq_printf(m, "rejected %lld\n",
 		   (long long)atomic64_read(&rdlm_rejected));
-	list_for_each_entry(conn, &rdlm_conn_list, entry) {
+	rdlm_for_each_conn(conn) {
 		seq_printf(m, "node %u %s state %s reconnects %u rejects %u credits %d backlog %u errors %lld bad %lld in %lld out %lld\n",
 			   conn->node, conn->passive ? "in" : "out",
 			   rdlm_conn_state_name(READ_ONCE(conn->state)),
@@ -809,8 +1090,15 @@ int rdlm_fabric_init(void)
 		pr_err("cannot register ib_client: %d\n", ret);
 		goto out_wq;
 	}
+	ret = register_netdevice_notifier(&rdlm_netdev_nb);
+	if (ret) {
+		ib_unregister_client(&rdlm_ib_client);
+		goto out_wq;
+	}
 	debugfs_create_file("devices", 0400, rdlm_debugfs_root, NULL,
 			    &rdlm_devices_fops);
+	debugfs_create_file("links", 0400, rdlm_debugfs_root, NULL,
+			    &rdlm_links_fops);
 	debugfs_create_file("peers", 0400, rdlm_debugfs_root, NULL,
 			    &rdlm_peers_fops);
 	debugfs_create_file("lockspaces", 0400, rdlm_debugfs_root, NULL,
@@ -834,6 +1122,7 @@ out_cache:
  */
 void rdlm_fabric_exit(void)
 {
+	unregister_netdevice_notifier(&rdlm_netdev_nb);
 	ib_unregister_client(&rdlm_ib_client);
 	destroy_workqueue(rdlm_wq);
 	rdlm_op_cache_exit();

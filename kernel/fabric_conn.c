@@ -21,7 +21,8 @@
 
 #define RDLM_CM_TIMEOUT_MS	2000
 #define RDLM_BACKOFF_MIN_MS	100
-#define RDLM_BACKOFF_MAX_MS	5000
+#define RDLM_BACKOFF_MAX_MS	2000	/* keeps reconnects within 5 s */
+#define RDLM_PARK_POLL_MS	500	/* parked cm_id: look at the link */
 #define RDLM_RD_ATOM		16	/* outstanding READs/atomics we ask for */
 
 /* Private data of a connection request. */
@@ -156,10 +157,13 @@ static void rdlm_op_complete(struct rdlm_op *op, int status, u64 value)
 	op->res.value = value;
 	if (!status)
 		rdlm_lat_account(op->conn, op->res.kind, op->t0);
+	/* rdlm_fabric_ls_quiesce() waits for this section to end */
+	rcu_read_lock();
 	if (op->done)
 		op->done(op->ctx, &op->res);
 	if (ls && atomic_dec_and_test(&ls->inflight))
 		wake_up(&ls->wait);
+	rcu_read_unlock();
 }
 
 static void rdlm_fail_list(struct list_head *list, int status)
@@ -179,6 +183,7 @@ static void rdlm_fail_list(struct list_head *list, int status)
 }
 
 static void rdlm_op_done(struct ib_cq *cq, struct ib_wc *wc);
+static void rdlm_export_free(struct rdlm_conn *conn, struct rdlm_export *exp);
 
 static int rdlm_op_post_locked(struct rdlm_conn *conn, struct rdlm_op *op)
 {
@@ -268,6 +273,8 @@ static int rdlm_op_post_locked(struct rdlm_conn *conn, struct rdlm_op *op)
 		atomic64_inc(&conn->stats.verbs[op->res.kind]);
 	if (op->type == RDLM_OP_MSG || op->type == RDLM_OP_AREQ)
 		atomic64_inc(&conn->stats.msgs_out);
+	if (op->credit)
+		WRITE_ONCE(conn->last_msg_out, jiffies);
 	return 0;
 
 out_unmap:
@@ -537,8 +544,10 @@ static void rdlm_op_done(struct ib_cq *cq, struct ib_wc *wc)
 					    ib_wc_status_msg(wc->status));
 			rdlm_conn_error(conn);
 		}
+	} else {
+		/* RC: a successful send completion was acknowledged */
+		WRITE_ONCE(conn->last_alive, jiffies);
 	}
-	WRITE_ONCE(conn->last_activity, jiffies);
 
 	spin_lock_bh(&conn->lock);
 	conn->sq_free++;
@@ -839,6 +848,42 @@ static void rdlm_rx_msg(struct rdlm_conn *conn, const u8 *buf, u32 len)
 	rcu_read_unlock();
 }
 
+static struct rdlm_export *rdlm_conn_find_export(struct rdlm_conn *conn,
+						 struct rdlm_fabric_ls *ls);
+
+/*
+ * The mailbox is a streaming DMA mapping (one per passive connection, the
+ * peer writes through it): hand @slot to the CPU before reading it (a
+ * no-op with rxe, a copy with swiotlb). Never back to the device: the CPU
+ * does not write it, and a copy back could overwrite a newer write that
+ * landed meanwhile.
+ */
+static void rdlm_mbox_sync(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
+			   u32 slot)
+{
+	size_t off = (size_t)slot * sizeof(struct rdlm_mbox_entry);
+	struct ib_device *ibdev = conn->dev->ibdev;
+	struct rdlm_export *exp;
+	struct scatterlist *sg;
+	int i;
+
+	spin_lock(&conn->lock);
+	exp = rdlm_conn_find_export(conn, ls);
+	for_each_sg(exp ? exp->mbox.sgt.sgl : NULL, sg,
+		    exp ? exp->mbox.nents : 0, i) {
+		dma_addr_t a = sg_dma_address(sg) + off;
+		size_t n = sizeof(struct rdlm_mbox_entry);
+
+		if (off >= sg_dma_len(sg)) {
+			off -= sg_dma_len(sg);
+			continue;
+		}
+		ib_dma_sync_single_for_cpu(ibdev, a, n, DMA_BIDIRECTIONAL);
+		break;
+	}
+	spin_unlock(&conn->lock);
+}
+
 static void rdlm_rx_imm(struct rdlm_conn *conn, u32 imm)
 {
 	struct rdlm_mbox_entry *e;
@@ -857,9 +902,11 @@ static void rdlm_rx_imm(struct rdlm_conn *conn, u32 imm)
 	ls = rdlm_ls_by_index(imm >> 24);
 	if (ls && rdlm_ls_member(ls, conn->node) && rx.slot < ls->nr_mbox) {
 		e = rdlm_ls_mbox_ptr(ls, rx.slot);
+		rdlm_mbox_sync(conn, ls, rx.slot);
 		rx.value = le64_to_cpu(READ_ONCE(e->value));
 		rx.imm = le32_to_cpu(READ_ONCE(e->imm));
-		if (le32_to_cpu(READ_ONCE(e->src)) == conn->node)
+		rx.src = le32_to_cpu(READ_ONCE(e->src));
+		if (rx.src == conn->node)
 			rdlm_ls_deliver(ls, &rx);
 		else
 			atomic64_inc(&conn->stats.proto);
@@ -896,7 +943,7 @@ static void rdlm_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		rdlm_conn_error(conn);
 		return;
 	}
-	WRITE_ONCE(conn->last_activity, jiffies);
+	WRITE_ONCE(conn->last_alive, jiffies);
 	atomic64_inc(&conn->stats.msgs_in);
 	if (conn->passive) {
 		spin_lock_bh(&conn->lock);
@@ -924,20 +971,28 @@ static void rdlm_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 /* ---- queue pair setup and teardown ---------------------------------- */
 
-static void rdlm_conn_free_ib(struct rdlm_conn *conn)
+/*
+ * Drain and free the QP (through @cm_id when it still exists: the QP was
+ * created with rdma_create_qp()), then the CQ, receive buffers and MRs.
+ */
+static void rdlm_conn_free_ib(struct rdlm_conn *conn, struct rdma_cm_id *cm_id)
 {
 	struct rdlm_export *exp, *tmp;
 	u32 i;
 
 	if (conn->qp) {
+		/* completions of everything posted arrive during the drain */
 		if (conn->qp_used)
 			ib_drain_qp(conn->qp);
-		ib_destroy_qp(conn->qp);
+		if (cm_id && cm_id->qp == conn->qp)
+			rdma_destroy_qp(cm_id);
+		else
+			ib_destroy_qp(conn->qp);
 		conn->qp = NULL;
 	}
-	/* nothing can reach the MRs any more */
+	/* drained: no REG_MR is outstanding, nothing reaches the MRs */
 	list_for_each_entry_safe(exp, tmp, &conn->exports, entry)
-		rdlm_conn_unexport(conn, exp->ls, false);
+		rdlm_export_free(conn, exp);
 	if (conn->cq) {
 		ib_free_cq(conn->cq);
 		conn->cq = NULL;
@@ -1049,45 +1104,70 @@ static void rdlm_conn_fail_waiting(struct rdlm_conn *conn)
 	}
 }
 
-/*
- * Is the port under @cm_id down? Then a CM message sent now (the DREQ of
- * rdma_destroy_id(), a REQ) fails to go out, and rxe moves the device's
- * QP1 into the error state for good on a failed send (rxe_requester()):
- * no connection over that device would ever be set up again.
- */
-static bool rdlm_port_down(struct rdma_cm_id *cm_id)
+/* The rdlm device of @cm_id once its address is resolved, or NULL. */
+static struct rdlm_device *rdlm_id_dev(struct rdma_cm_id *cm_id)
 {
-	enum ib_port_state state;
-
-	if (!cm_id || !cm_id->device || !cm_id->port_num ||
-	    ib_get_cached_port_state(cm_id->device, cm_id->port_num, &state))
-		return false;
-	return state != IB_PORT_ACTIVE;
+	if (!cm_id || !cm_id->device)
+		return NULL;
+	return ib_get_client_data(cm_id->device, &rdlm_ib_client);
 }
 
-/**
- * rdlm_conn_teardown() - release a connection's QP and fail its work
- * @conn: connection, in any state
+/*
+ * Release a connection's QP and fail its work, in the order nvme-rdma
+ * uses: disconnect (the DREQ moves the QP to the error state), drain the
+ * QP so that every posted work request has completed, destroy the QP, then
+ * the cm_id (no handler runs afterwards), free the CQ, receive buffers and
+ * MRs, and fail what was queued or waits for a result.
  *
- * Destroys the cm_id first (no handler runs afterwards), drains the QP so
- * that every posted work request has completed, then frees the QP, CQ and
- * receive buffers and fails what was queued or waiting for a result.
- * Context: process, rdlm_fabric_mutex held.
+ * While the link is down, an established cm_id is parked instead of
+ * destroyed when @may_park: destroying it sends a DREQ, disconnecting too,
+ * and a CM send that fails on a down link breaks rxe's QP1 for good (see
+ * rdlm_dev_cm_risk()). An established cm_id sends nothing on its own; a
+ * parked one is destroyed once the link is back, and its handler meanwhile
+ * only records events. Returns with conn->cm_id set if it was parked.
  */
-void rdlm_conn_teardown(struct rdlm_conn *conn)
+static void rdlm_conn_stop(struct rdlm_conn *conn, bool may_park)
 {
+	struct rdma_cm_id *cm_id = conn->cm_id;
+	struct rdlm_device *idev = conn->id_dev ?: rdlm_id_dev(cm_id);
+	bool down = rdlm_dev_link_down(idev);
+	bool established;
+
 	lockdep_assert_held(&rdlm_fabric_mutex);
 	spin_lock_bh(&conn->lock);
 	conn->state = RDLM_CONN_ERROR;
+	established = conn->established;
 	spin_unlock_bh(&conn->lock);
 
-	if (conn->cm_id) {
-		rdma_destroy_id(conn->cm_id);
+	if (cm_id && !established) {
+		/*
+		 * In a handshake, handlers may still build the QP: the id
+		 * goes first (it waits for them). Past the REQ it sends a
+		 * REJ.
+		 */
+		if (down && conn->qp)
+			rdlm_dev_cm_risk(idev, "connection attempt abandoned",
+					 conn->node);
+		rdma_destroy_id(cm_id);
 		conn->cm_id = NULL;
+		conn->id_dev = NULL;
+		cm_id = NULL;
 	}
-	/* completions of everything posted arrive during the drain */
+	if (cm_id && !down && conn->dev)
+		rdma_disconnect(cm_id);
 	if (conn->dev)
-		rdlm_conn_free_ib(conn);
+		rdlm_conn_free_ib(conn, cm_id);
+	if (cm_id && down && may_park) {
+		/* parked: rdlm_conn_link_event() brings it back here */
+	} else if (cm_id) {
+		/* established: this sends a DREQ */
+		if (down)
+			rdlm_dev_cm_risk(idev, "disconnect", conn->node);
+		rdma_destroy_id(cm_id);
+		conn->cm_id = NULL;
+		conn->id_dev = NULL;
+		conn->established = false;
+	}
 
 	rdlm_conn_fail_waiting(conn);
 	if (!conn->passive)
@@ -1096,6 +1176,35 @@ void rdlm_conn_teardown(struct rdlm_conn *conn)
 	spin_lock_bh(&conn->lock);
 	conn->state = RDLM_CONN_IDLE;
 	spin_unlock_bh(&conn->lock);
+}
+
+/**
+ * rdlm_conn_teardown() - release a connection's QP and cm_id, fail its work
+ * @conn: connection, in any state
+ *
+ * See rdlm_conn_stop(); the cm_id is always destroyed (device removal,
+ * connection no longer used). Context: process, rdlm_fabric_mutex held.
+ */
+void rdlm_conn_teardown(struct rdlm_conn *conn)
+{
+	rdlm_conn_stop(conn, false);
+}
+
+/**
+ * rdlm_conn_unlist() - take a connection off rdlm_conn_list for freeing
+ * @conn: connection, torn down
+ * @dead: list to put it on; free it with rdlm_conn_free() without the mutex
+ *
+ * Context: rdlm_fabric_mutex held (so no walker holding only the mutex
+ * runs), takes rdlm_conn_list_lock (so no walker holding only that runs).
+ */
+void rdlm_conn_unlist(struct rdlm_conn *conn, struct list_head *dead)
+{
+	lockdep_assert_held(&rdlm_fabric_mutex);
+	spin_lock(&rdlm_conn_list_lock);
+	list_move(&conn->entry, dead);
+	spin_unlock(&rdlm_conn_list_lock);
+	conn->dead = true;
 }
 
 /**
@@ -1119,7 +1228,40 @@ static void rdlm_conn_schedule(struct rdlm_conn *conn)
 {
 	queue_delayed_work(rdlm_wq, &conn->connect_work,
 			   msecs_to_jiffies(conn->backoff_ms));
-	conn->backoff_ms = min(conn->backoff_ms * 2, RDLM_BACKOFF_MAX_MS);
+	conn->backoff_ms = clamp(conn->backoff_ms * 2,
+				 (unsigned long)RDLM_BACKOFF_MIN_MS,
+				 (unsigned long)RDLM_BACKOFF_MAX_MS);
+}
+
+/**
+ * rdlm_conn_link_event() - the link under @conn went down or came back
+ * @conn: connection over the device whose link changed
+ * @down: new state
+ *
+ * Down: the connection fails now (waiters fail, the lock manager hears of
+ * it), its cm_id is parked. Up: parked cm_ids go, and active connections
+ * try at once. Context: rdlm_fabric_mutex held.
+ */
+void rdlm_conn_link_event(struct rdlm_conn *conn, bool down)
+{
+	lockdep_assert_held(&rdlm_fabric_mutex);
+	if (conn->dead)
+		return;
+	if (down) {
+		spin_lock_bh(&conn->lock);
+		if (conn->state == RDLM_CONN_CONNECTING && conn->qp_used)
+			rdlm_dev_cm_risk(conn->id_dev,
+					 "link down during a connection handshake",
+					 conn->node);
+		spin_unlock_bh(&conn->lock);
+		rdlm_conn_error(conn);
+		return;
+	}
+	conn->backoff_ms = 0;
+	if (conn->cm_id && READ_ONCE(conn->state) == RDLM_CONN_IDLE)
+		mod_delayed_work(rdlm_wq, &conn->err_work, 0);
+	else if (!conn->passive && conn->users)
+		mod_delayed_work(rdlm_wq, &conn->connect_work, 0);
 }
 
 static void rdlm_conn_err_work(struct work_struct *work)
@@ -1129,35 +1271,53 @@ static void rdlm_conn_err_work(struct work_struct *work)
 	bool gone = false;
 
 	mutex_lock(&rdlm_fabric_mutex);
-	if (!conn->dead && rdlm_port_down(conn->cm_id)) {
-		/*
-		 * Link down: report the loss and fail what waits now, but
-		 * destroy the cm_id (its DREQ) only once the port is back.
-		 */
-		rdlm_conn_fail_waiting(conn);
-		if (!conn->passive)
-			rdlm_conn_forget_remote(conn);
+	if (conn->dead)
+		goto out;
+	if (conn->established && READ_ONCE(conn->state) != RDLM_CONN_IDLE)
+		conn->reconnects++;	/* an established connection lost */
+	rdlm_conn_stop(conn, true);
+	if (conn->cm_id) {
+		/* parked until the link is back (and polled, to be sure) */
 		queue_delayed_work(rdlm_wq, &conn->err_work,
-				   msecs_to_jiffies(RDLM_BACKOFF_MIN_MS));
-	} else if (!conn->dead) {
-		rdlm_conn_teardown(conn);
-		if (conn->passive) {
-			spin_lock(&rdlm_conn_list_lock);
-			list_del(&conn->entry);
-			spin_unlock(&rdlm_conn_list_lock);
-			conn->dead = true;
-			gone = true;
-		} else if (conn->users) {
-			conn->reconnects++;
-			rdlm_conn_schedule(conn);
-		}
+				   msecs_to_jiffies(RDLM_PARK_POLL_MS));
+	} else if (conn->passive) {
+		spin_lock(&rdlm_conn_list_lock);
+		list_del(&conn->entry);
+		spin_unlock(&rdlm_conn_list_lock);
+		conn->dead = true;
+		gone = true;
+	} else if (conn->users) {
+		rdlm_conn_schedule(conn);
 	}
+out:
 	mutex_unlock(&rdlm_fabric_mutex);
 	if (gone) {
 		/* same ordered workqueue: none of these runs right now */
 		cancel_work_sync(&conn->up_work);
+		cancel_delayed_work(&conn->err_work);
+		cancel_delayed_work_sync(&conn->hb_work);
+		cancel_delayed_work_sync(&conn->timeout_work);
+		xa_destroy(&conn->pending);
 		kfree(conn);
 	}
+}
+
+/* A connection attempt that hangs is abandoned (and retried). */
+static void rdlm_conn_timeout_work(struct work_struct *work)
+{
+	struct rdlm_conn *conn = container_of(to_delayed_work(work),
+					      struct rdlm_conn, timeout_work);
+	unsigned long limit = msecs_to_jiffies(rdlm_connect_timeout_ms);
+
+	spin_lock_bh(&conn->lock);
+	if (conn->state == RDLM_CONN_CONNECTING &&
+	    time_after_eq(jiffies, conn->connect_start + limit)) {
+		conn->last_event = RDMA_CM_EVENT_CONNECT_ERROR;
+		conn->last_status = -ETIMEDOUT;
+		conn->state = RDLM_CONN_ERROR;
+		queue_delayed_work(rdlm_wq, &conn->err_work, 0);
+	}
+	spin_unlock_bh(&conn->lock);
 }
 
 static void rdlm_conn_connect_work(struct work_struct *work)
@@ -1170,6 +1330,15 @@ static void rdlm_conn_connect_work(struct work_struct *work)
 	mutex_lock(&rdlm_fabric_mutex);
 	if (conn->dead || !conn->users || conn->state != RDLM_CONN_IDLE)
 		goto out;
+	if (conn->cm_id) {
+		/* parked: gone only once the link is back */
+		rdlm_conn_stop(conn, true);
+		if (conn->cm_id) {
+			queue_delayed_work(rdlm_wq, &conn->connect_work,
+					   msecs_to_jiffies(RDLM_PARK_POLL_MS));
+			goto out;
+		}
+	}
 	cm_id = rdma_create_id(&init_net, rdlm_conn_cm_handler, conn,
 			       RDMA_PS_TCP, IB_QPT_RC);
 	if (IS_ERR(cm_id)) {
@@ -1177,9 +1346,13 @@ static void rdlm_conn_connect_work(struct work_struct *work)
 		goto out;
 	}
 	conn->cm_id = cm_id;
+	conn->established = false;
 	spin_lock_bh(&conn->lock);
 	conn->state = RDLM_CONN_CONNECTING;
+	conn->connect_start = jiffies;
 	spin_unlock_bh(&conn->lock);
+	mod_delayed_work(system_wq, &conn->timeout_work,
+			 msecs_to_jiffies(rdlm_connect_timeout_ms) + 1);
 	ret = rdma_resolve_addr(cm_id, (struct sockaddr *)&conn->src,
 				(struct sockaddr *)&conn->addr,
 				RDLM_CM_TIMEOUT_MS);
@@ -1219,24 +1392,52 @@ out:
 	mutex_unlock(&rdlm_fabric_mutex);
 }
 
+/*
+ * Both ends watch the peer: any successful completion (an RC send
+ * completes only once the peer acknowledged it; a receive is the peer's
+ * message) proves it alive. Silence for heartbeat_miss periods fails the
+ * connection. The active side sends a heartbeat SEND when it has sent no
+ * message for a period, so the passive side, which sends nothing unasked,
+ * hears from it at least once a period and its ACK tells the active side.
+ */
 static void rdlm_conn_hb_work(struct work_struct *work)
 {
 	struct rdlm_conn *conn = container_of(to_delayed_work(work),
 					      struct rdlm_conn, hb_work);
-	unsigned long idle = msecs_to_jiffies(rdlm_heartbeat_ms);
+	unsigned long period = msecs_to_jiffies(max(rdlm_heartbeat_ms, 10U));
+	unsigned int miss = max(rdlm_heartbeat_miss, 2U);
+	unsigned long silent;
 	struct rdlm_op *op;
 
-	if (READ_ONCE(conn->state) == RDLM_CONN_LIVE &&
-	    time_after(jiffies, READ_ONCE(conn->last_activity) + idle)) {
-		/* no answer needed: the ACK timeout catches a silent peer */
+	if (READ_ONCE(conn->state) != RDLM_CONN_LIVE)
+		return;		/* ESTABLISHED starts it again */
+	silent = jiffies - READ_ONCE(conn->last_alive);
+	if (silent > period * miss) {
+		pr_info("node %u: %s connection silent for %u ms, dropping it\n",
+			conn->node, conn->passive ? "incoming" : "outgoing",
+			jiffies_to_msecs(silent));
+		WRITE_ONCE(conn->last_event, RDMA_CM_EVENT_DISCONNECTED);
+		WRITE_ONCE(conn->last_status, -ETIMEDOUT);
+		rdlm_conn_error(conn);
+		return;
+	}
+	if (!conn->passive &&
+	    !time_before(jiffies, READ_ONCE(conn->last_msg_out) + period)) {
 		op = rdlm_msg_alloc(conn, RDLM_W_HEARTBEAT,
 				    sizeof(struct rdlm_wire_hdr),
 				    rdlm_local_node(), 0);
 		if (op)
 			rdlm_msg_send(op);
 	}
-	if (!READ_ONCE(conn->dead))
-		queue_delayed_work(rdlm_wq, &conn->hb_work, idle);
+	/* credits a failed allocation in rdlm_recv_done() did not return */
+	if (conn->passive && READ_ONCE(conn->to_return) >= RDLM_CREDIT_BATCH) {
+		op = rdlm_msg_alloc(conn, RDLM_W_CREDIT,
+				    sizeof(struct rdlm_wire_hdr),
+				    rdlm_local_node(), 0);
+		if (op)
+			rdlm_msg_send(op);
+	}
+	queue_delayed_work(system_wq, &conn->hb_work, period);
 }
 
 /**
@@ -1263,8 +1464,10 @@ struct rdlm_conn *rdlm_conn_alloc(bool passive, u32 node)
 	INIT_DELAYED_WORK(&conn->err_work, rdlm_conn_err_work);
 	INIT_WORK(&conn->up_work, rdlm_conn_up_work);
 	INIT_DELAYED_WORK(&conn->hb_work, rdlm_conn_hb_work);
+	INIT_DELAYED_WORK(&conn->timeout_work, rdlm_conn_timeout_work);
 	conn->backoff_ms = RDLM_BACKOFF_MIN_MS;
-	conn->last_activity = jiffies;
+	conn->last_alive = jiffies;
+	conn->last_msg_out = jiffies;
 	conn->last_event = -1;
 	return conn;
 }
@@ -1281,6 +1484,7 @@ void rdlm_conn_free(struct rdlm_conn *conn)
 	cancel_delayed_work_sync(&conn->err_work);
 	cancel_work_sync(&conn->up_work);
 	cancel_delayed_work_sync(&conn->hb_work);
+	cancel_delayed_work_sync(&conn->timeout_work);
 	xa_destroy(&conn->pending);
 	kfree(conn);
 }
@@ -1332,6 +1536,7 @@ static int rdlm_conn_request(struct rdma_cm_id *cm_id,
 	if (!conn)
 		goto reject;
 	conn->cm_id = cm_id;
+	conn->id_dev = rdlm_id_dev(cm_id);
 	cm_id->context = conn;
 	ret = rdlm_conn_create_qp(conn, cm_id);
 	if (ret)
@@ -1343,8 +1548,9 @@ static int rdlm_conn_request(struct rdma_cm_id *cm_id,
 	if (ret)
 		goto free;
 
+	/* live at ESTABLISHED (the RTU, or the first packet) */
 	spin_lock_bh(&conn->lock);
-	conn->state = RDLM_CONN_LIVE;
+	conn->state = RDLM_CONN_CONNECTING;
 	conn->qp_used = true;
 	spin_unlock_bh(&conn->lock);
 	spin_lock(&rdlm_conn_list_lock);
@@ -1352,7 +1558,8 @@ static int rdlm_conn_request(struct rdma_cm_id *cm_id,
 	list_for_each_entry(old, &rdlm_conn_list, entry)
 		if (old->passive && old->node == node)
 			rdlm_conn_error(old);
-	list_add_tail(&conn->entry, &rdlm_conn_list);
+	/* walkers holding only rdlm_fabric_mutex may see it appear */
+	list_add_tail_rcu(&conn->entry, &rdlm_conn_list);
 	spin_unlock(&rdlm_conn_list_lock);
 	return 0;
 
@@ -1360,7 +1567,7 @@ free:
 	cm_id->context = NULL;
 	conn->qp_used = false;
 	if (conn->dev)
-		rdlm_conn_free_ib(conn);
+		rdlm_conn_free_ib(conn, cm_id);
 	xa_destroy(&conn->pending);
 	kfree(conn);
 reject:
@@ -1373,7 +1580,8 @@ static int rdlm_conn_addr_resolved(struct rdlm_conn *conn,
 {
 	int ret;
 
-	if (rdlm_port_down(cm_id))
+	conn->id_dev = rdlm_id_dev(cm_id);
+	if (rdlm_dev_link_down(conn->id_dev))
 		return -ENETDOWN;	/* a REQ now would break QP1 */
 	ret = rdlm_conn_create_qp(conn, cm_id);
 	if (ret)
@@ -1426,17 +1634,22 @@ int rdlm_conn_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
 		spin_lock_bh(&conn->lock);
-		if (conn->state == RDLM_CONN_CONNECTING) {
+		if (conn->state == RDLM_CONN_CONNECTING &&
+		    conn->cm_id == cm_id) {
 			conn->state = RDLM_CONN_LIVE;
+			conn->established = true;
 			conn->qp_used = true;
 			conn->backoff_ms = RDLM_BACKOFF_MIN_MS;
+			conn->last_alive = jiffies;
+			conn->last_msg_out = jiffies;
 		}
-		conn->last_activity = jiffies;
 		spin_unlock_bh(&conn->lock);
 		queue_work(rdlm_wq, &conn->up_work);
-		if (!conn->passive)
-			mod_delayed_work(rdlm_wq, &conn->hb_work,
-					 msecs_to_jiffies(rdlm_heartbeat_ms));
+		mod_delayed_work(system_wq, &conn->hb_work,
+				 msecs_to_jiffies(rdlm_heartbeat_ms));
+		/* the peer is back: our own connection to it need not wait */
+		if (conn->passive)
+			rdlm_kick_active(conn->node);
 		break;
 	case RDMA_CM_EVENT_REJECTED:
 		conn->rejects++;
@@ -1448,7 +1661,7 @@ int rdlm_conn_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		ret = -ECONNRESET;
 		break;
 	}
-	if (ret) {
+	if (ret && READ_ONCE(conn->cm_id) == cm_id) {
 		WRITE_ONCE(conn->last_event, ev->event);
 		WRITE_ONCE(conn->last_status, ev->status ?: ret);
 		rdlm_conn_error(conn);
@@ -1586,6 +1799,7 @@ int rdlm_conn_export(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls)
 	if (!exp)
 		return -ENOMEM;
 	exp->ls = ls;
+	kref_get(&ls->ref);
 	atomic_set(&exp->regs, 0);
 	spin_lock_bh(&conn->lock);
 	list_add_tail(&exp->entry, &conn->exports);
@@ -1632,14 +1846,33 @@ err:
 	return ret;
 }
 
+/* Deregister and free @exp: no REG_MR of it may be outstanding. */
+static void rdlm_export_free(struct rdlm_conn *conn, struct rdlm_export *exp)
+{
+	u32 i;
+
+	spin_lock_bh(&conn->lock);
+	list_del(&exp->entry);
+	spin_unlock_bh(&conn->lock);
+	for (i = 0; exp->chunks && i < exp->nr_chunks; i++)
+		rdlm_mrchunk_free(conn, &exp->chunks[i]);
+	rdlm_mrchunk_free(conn, &exp->mbox);
+	kfree(exp->chunks);
+	/* the pages outlive every MR over them */
+	rdlm_fabric_ls_put(exp->ls);
+	kfree(exp);
+}
+
 /**
  * rdlm_conn_unexport() - deregister @ls's MRs on @conn
  * @conn: passive connection
  * @ls: lockspace
  * @withdraw: tell the peer first (lockspace going away)
  *
- * Waits for outstanding REG_MR work requests (a stuck QP is torn down, which
- * drains it) before the MRs are deregistered. Context: process,
+ * Waits (at most 5 s) for outstanding REG_MR work requests before the MRs
+ * are deregistered. A connection that does not complete them is reset
+ * instead: its teardown drains the QP and frees the export then, and the
+ * export holds a reference on @ls until that happens. Context: process,
  * rdlm_fabric_mutex held.
  */
 void rdlm_conn_unexport(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
@@ -1647,7 +1880,6 @@ void rdlm_conn_unexport(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 {
 	struct rdlm_export *exp = rdlm_conn_find_export(conn, ls);
 	struct rdlm_op *op;
-	u32 i;
 
 	lockdep_assert_held(&rdlm_fabric_mutex);
 	if (!exp)
@@ -1660,19 +1892,10 @@ void rdlm_conn_unexport(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 			rdlm_msg_send(op);
 	}
 	if (!wait_event_timeout(ls->wait, !atomic_read(&exp->regs), 5 * HZ)) {
-		/* teardown drains the QP and comes back here */
-		rdlm_conn_teardown(conn);
-		queue_delayed_work(rdlm_wq, &conn->err_work, 0);
+		rdlm_conn_error(conn);
 		return;
 	}
-	spin_lock_bh(&conn->lock);
-	list_del(&exp->entry);
-	spin_unlock_bh(&conn->lock);
-	for (i = 0; exp->chunks && i < exp->nr_chunks; i++)
-		rdlm_mrchunk_free(conn, &exp->chunks[i]);
-	rdlm_mrchunk_free(conn, &exp->mbox);
-	kfree(exp->chunks);
-	kfree(exp);
+	rdlm_export_free(conn, exp);
 }
 
 /**

@@ -133,10 +133,26 @@ struct rdlm_mbox_entry {
 
 /* ---- devices ---- */
 
+enum {
+	RDLM_DEV_LINK_DOWN,	/* from NETDEV_GOING_DOWN / IB_EVENT_PORT_ERR */
+	RDLM_DEV_CM_RISK,	/* a CM message may have gone out while down */
+	RDLM_DEV_CM_WARNED,	/* the rxe QP1 message was printed */
+};
+
+/*
+ * @flags: RDLM_DEV_* bits, set from the netdev notifier and the IB event
+ * handler (found under RCU through the client data), read anywhere.
+ * The device is freed after a grace period.
+ */
 struct rdlm_device {
 	struct ib_device *ibdev;
 	struct ib_pd *pd;
 	struct list_head entry;
+	unsigned long flags;
+	unsigned long link_up_at;	/* jiffies of the last link up */
+	u32 link_downs;
+	struct ib_event_handler event_handler;
+	struct work_struct link_work;
 };
 
 /* ---- lockspaces ---- */
@@ -164,6 +180,11 @@ struct rdlm_member {
 	u32 rx_bad;
 };
 
+enum {
+	RDLM_LS_CLAIMED,	/* received traffic goes to the self-test */
+	RDLM_LS_USER_POSTED,	/* the lock manager posted: no claim */
+};
+
 struct rdlm_fabric_ls {
 	struct kref ref;
 	struct list_head entry;		/* rdlm_ls_list */
@@ -172,8 +193,9 @@ struct rdlm_fabric_ls {
 	u32 index;			/* slot in rdlm_ls_index */
 	u32 local;
 	u8 atomic_mode;
-	bool dead;
-	bool st_claimed;		/* received traffic goes to the self-test */
+	bool dead;			/* posts refused (quiesce started) */
+	bool quiesced;			/* no callback runs any more */
+	unsigned long flags;		/* RDLM_LS_* bits */
 	u32 nr_slots;
 	u32 nr_mbox;
 	u32 nr_pages;
@@ -236,8 +258,10 @@ struct rdlm_conn {
 	u32 node;
 	struct sockaddr_storage addr;	/* peer (active) */
 	struct sockaddr_storage src;	/* local address (active) */
-	struct rdma_cm_id *cm_id;
-	struct rdlm_device *dev;
+	struct rdma_cm_id *cm_id;	/* parked: kept while the link is down */
+	struct rdlm_device *dev;	/* of the QP */
+	struct rdlm_device *id_dev;	/* of @cm_id, once resolved */
+	bool established;		/* @cm_id reached ESTABLISHED */
 	struct ib_cq *cq;
 	struct ib_qp *qp;
 	bool qp_used;			/* sends may be posted: drain it */
@@ -263,9 +287,12 @@ struct rdlm_conn {
 	struct delayed_work connect_work;
 	struct delayed_work err_work;
 	struct work_struct up_work;
-	struct delayed_work hb_work;
+	struct delayed_work hb_work;	/* system_wq: never blocked */
+	struct delayed_work timeout_work;	/* connect timeout, system_wq */
 	unsigned long backoff_ms;
-	unsigned long last_activity;	/* jiffies */
+	unsigned long connect_start;	/* jiffies */
+	unsigned long last_alive;	/* jiffies of the last completion */
+	unsigned long last_msg_out;	/* jiffies of the last SEND/IMM */
 	u32 reconnects;
 	u32 rejects;
 	int last_event;			/* last failing CM event, -1 none */
@@ -282,22 +309,43 @@ extern struct list_head rdlm_ls_list;
 extern struct ib_client rdlm_ib_client;
 extern atomic64_t rdlm_rejected;
 extern unsigned int rdlm_heartbeat_ms;
+extern unsigned int rdlm_heartbeat_miss;
+extern unsigned int rdlm_connect_timeout_ms;
 extern unsigned int rdlm_ack_timeout;
+
+/*
+ * rdlm_conn_list: changed under rdlm_fabric_mutex and rdlm_conn_list_lock,
+ * except that the CM handler adds accepted connections under the spinlock
+ * only (it cannot take the mutex: teardown destroys cm_ids under it). So a
+ * walker holds the spinlock, or the mutex and walks with RCU list
+ * primitives (entries may appear, none goes away).
+ */
+#define rdlm_for_each_conn(conn) \
+	list_for_each_entry_rcu(conn, &rdlm_conn_list, entry, \
+				lockdep_is_held(&rdlm_fabric_mutex))
 
 struct rdlm_fabric_ls *rdlm_ls_by_lsid(u32 lsid);
 struct rdlm_fabric_ls *rdlm_ls_by_index(u32 index);
 struct rdlm_member *rdlm_ls_member(struct rdlm_fabric_ls *ls, u32 node);
 u64 *rdlm_ls_word_ptr(struct rdlm_fabric_ls *ls, u32 slot);
 struct rdlm_mbox_entry *rdlm_ls_mbox_ptr(struct rdlm_fabric_ls *ls, u32 slot);
+int rdlm_ls_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
+		 rdlm_fabric_done_t done, void *ctx);
+int rdlm_ls_claim(struct rdlm_fabric_ls *ls);
 void rdlm_ls_deliver(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx);
 void rdlm_ls_peer_event(struct rdlm_fabric_ls *ls, u32 node, bool up);
 bool rdlm_node_allowed(u32 node, const struct sockaddr *addr);
+void rdlm_kick_active(u32 node);
+bool rdlm_dev_link_down(struct rdlm_device *dev);
+void rdlm_dev_cm_risk(struct rdlm_device *dev, const char *why, u32 node);
 
 /* fabric_conn.c */
 struct rdlm_conn *rdlm_conn_alloc(bool passive, u32 node);
 void rdlm_conn_free(struct rdlm_conn *conn);
 void rdlm_conn_teardown(struct rdlm_conn *conn);
+void rdlm_conn_unlist(struct rdlm_conn *conn, struct list_head *dead);
 void rdlm_conn_error(struct rdlm_conn *conn);
+void rdlm_conn_link_event(struct rdlm_conn *conn, bool down);
 int rdlm_conn_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
 int rdlm_conn_post(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 		   const struct rdlm_verb *v, rdlm_fabric_done_t done,

@@ -8,7 +8,8 @@
  *   wait LS SECS		every member's table becomes known
  *   claim LS			from now on SENDs and WRITE_WITH_IMMs arriving
  *				for LS go to the self-test, not to the lock
- *				manager (for lockspaces only the tests use)
+ *				manager (for lockspaces only the tests use:
+ *				-EBUSY once the lock manager posted on LS)
  *   fa LS SLOT COUNT		COUNT concurrent FA(+1) per member; the values
  *				returned to us increase strictly
  *   read LS SLOT VALUE		the word reads VALUE on every member
@@ -129,7 +130,7 @@ static int rdlm_st_post(struct rdlm_fabric_ls *ls, struct rdlm_st_batch *b,
 	atomic_inc(&b->left);
 	if (b->t)
 		b->t[idx] = ktime_get();
-	ret = rdlm_fabric_post(ls, v, rdlm_st_done, b);
+	ret = rdlm_ls_post(ls, v, rdlm_st_done, b);
 	if (ret) {
 		atomic_dec(&b->left);
 		pr_info("%s: post to node %u failed: %d\n", ls->name, v->node,
@@ -432,8 +433,7 @@ static int rdlm_st_run(char *cmd)
 		return -ENOENT;
 	ret = -EINVAL;
 	if (!strcmp(op, "claim") && n == 2) {
-		WRITE_ONCE(ls->st_claimed, true);
-		ret = 0;
+		ret = rdlm_ls_claim(ls);
 	} else if (n < 3) {
 		/* every other command takes a number */
 	} else if (!strcmp(op, "wait")) {

@@ -264,15 +264,16 @@ static struct rdlm_res *rdlm_res_get(struct rdlm_lockspace *ls,
 
 	s = rdlm_slot_find(ls, home, slot);
 	if (!s) {
-		s = kzalloc(sizeof(*s), GFP_ATOMIC);
+		s = kzalloc(sizeof(*s), GFP_ATOMIC | __GFP_ACCOUNT);
 		if (!s)
 			return NULL;
 		s->home = home;
 		s->slot = slot;
 		INIT_LIST_HEAD(&s->resources);
+		INIT_LIST_HEAD(&s->put_waiters);
 		hash_add(ls->slots, &s->hash, rdlm_slot_hash(home, slot));
 	}
-	res = kzalloc(sizeof(*res), GFP_ATOMIC);
+	res = kzalloc(sizeof(*res), GFP_ATOMIC | __GFP_ACCOUNT);
 	if (!res) {
 		rdlm_slot_maybe_free(ls, s);
 		return NULL;
@@ -386,9 +387,125 @@ static void rdlm_lkb_granted(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	if (lvb)
 		memcpy(lkb->lvb_snap, res->lvb, RDLM_LVB_MAX);
 	lkb->demoted = false;
-	lkb->lvb_wait = false;
+	if (lkb->lvb_wait) {
+		lkb->lvb_wait = false;
+		lkb->timeout_at = 0;
+		if (timer_pending(&lkb->timeout))
+			del_timer(&lkb->timeout);
+	}
 	ls->st.grants++;
 	rdlm_queue_ast(lkb, 0, sbflags, lvb);
+}
+
+static int rdlm_lvb_put(struct rdlm_lockspace *ls, struct rdlm_res *res,
+			bool write, const u8 *lvb, bool invalid);
+
+/*
+ * Take back a grant that waits for its LVB from the home (cancelled, timed
+ * out, or a writer the home could not be told of): the request completes
+ * with @status, a conversion in its old mode.
+ */
+static void rdlm_lkb_ungrant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+			     int status)
+{
+	struct rdlm_res *res = lkb->res;
+	u32 sbflags = lkb->demoted ? RDLM_SBF_DEMOTED : 0;
+
+	lkb->lvb_wait = false;
+	lkb->demoted = false;
+	lkb->timeout_at = 0;
+	if (timer_pending(&lkb->timeout))
+		del_timer(&lkb->timeout);
+	/* the home may know us as the LVB's writer: we write nothing */
+	if (lkb->grmode >= RDLM_LOCK_PW && res->lvb_writer)
+		rdlm_lvb_put(ls, res, false, NULL, false);
+	if (status == -RDLM_ECANCEL)
+		ls->st.cancels++;
+	else
+		ls->st.fails++;
+	if (lkb->prev_grmode < 0) {
+		list_del_init(&lkb->gr_entry);
+		lkb->grmode = -1;
+		rdlm_lkb_kill(lkb, status, sbflags);
+		return;
+	}
+	lkb->grmode = lkb->prev_grmode;
+	lkb->state = RDLM_LKB_GRANTED;
+	rdlm_queue_ast(lkb, status, sbflags, false);
+}
+
+/*
+ * The home's answer to a grant's LVB read will not come. A reader is
+ * granted with the LVB marked invalid; a PW/EX writer is not, since the
+ * home may not know it as the writer and could not invalidate what it
+ * fails to write back.
+ */
+static void rdlm_lkb_lvb_unreachable(struct rdlm_lockspace *ls,
+				     struct rdlm_lkb *lkb)
+{
+	if (lkb->grmode >= RDLM_LOCK_PW) {
+		rdlm_lkb_ungrant(ls, lkb, -ENOTCONN);
+		return;
+	}
+	lkb->res->lvb_invalid = true;
+	rdlm_lkb_granted(ls, lkb, true);
+}
+
+/* @lkb's LVB write went to the home: complete it with the home's ack. */
+static void rdlm_lkb_put_wait(struct rdlm_lkb *lkb, struct rdlm_slot *s)
+{
+	lkb->put_wait = true;
+	lkb->put_seq = s->puts_sent;
+	list_add_tail(&lkb->put_entry, &s->put_waiters);
+	lkb->timeout_at = (jiffies + RDLM_LVB_ACK_TIMEOUT) ?: 1;
+	mod_timer(&lkb->timeout, lkb->timeout_at);
+}
+
+/* The LVB write of @lkb (unlock or down-conversion) was acked, or not. */
+static void rdlm_lkb_put_done(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+			      bool ok)
+{
+	list_del_init(&lkb->put_entry);
+	lkb->put_wait = false;
+	lkb->timeout_at = 0;
+	if (timer_pending(&lkb->timeout))
+		del_timer(&lkb->timeout);
+	if (!ok)
+		ls->st.lvb_lost++;
+	if (lkb->state == RDLM_LKB_DEAD)
+		rdlm_lkb_kill(lkb, ok ? -RDLM_EUNLOCK : -EIO, 0);
+	else
+		rdlm_queue_ast(lkb, ok ? 0 : -EIO, 0, false);
+}
+
+/* The home acked the oldest write of @s (@refused: it did not store it). */
+static void rdlm_slot_put_acked(struct rdlm_lockspace *ls, struct rdlm_slot *s,
+				bool refused)
+{
+	struct rdlm_lkb *lkb, *tmp;
+
+	if (!s->lvb_puts)
+		return;
+	s->lvb_puts--;
+	s->puts_acked++;
+	list_for_each_entry_safe(lkb, tmp, &s->put_waiters, put_entry) {
+		if ((s32)(lkb->put_seq - s->puts_acked) > 0)
+			break;
+		rdlm_lkb_put_done(ls, lkb, !refused ||
+				  lkb->put_seq != s->puts_acked);
+	}
+}
+
+/* The writes of @s will not be acked: they may not have reached the home. */
+static void rdlm_slot_puts_failed(struct rdlm_lockspace *ls,
+				  struct rdlm_slot *s)
+{
+	struct rdlm_lkb *lkb, *tmp;
+
+	s->lvb_puts = 0;
+	s->puts_acked = s->puts_sent;
+	list_for_each_entry_safe(lkb, tmp, &s->put_waiters, put_entry)
+		rdlm_lkb_put_done(ls, lkb, false);
 }
 
 static void rdlm_lkb_grant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
@@ -397,6 +514,7 @@ static void rdlm_lkb_grant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
 	struct rdlm_slot *s = res->slot;
 	int mode = lkb->rqmode;
 	bool lvb = (lkb->flags & RDLM_LKF_VALBLK) && mode > RDLM_LOCK_NL;
+	unsigned long timeout_at = lkb->timeout_at;
 	bool writer;
 
 	rdlm_lkb_unwait(lkb);
@@ -419,6 +537,11 @@ static void rdlm_lkb_grant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
 		/* ask the home; the grant completes with its answer */
 		lkb->lvb_wait = true;
 		lkb->lvb_got_first = false;
+		/* the request's timeout covers the wait for the answer */
+		if (timeout_at) {
+			lkb->timeout_at = timeout_at;
+			mod_timer(&lkb->timeout, timeout_at);
+		}
 		res->lvb_writer |= writer;
 		rdlm_lm_send_msg(ls, s->home, RDLM_LM_LVB_GET, s->slot,
 				 writer ? RDLM_LM_F_WRITER : 0, res->key,
@@ -538,11 +661,15 @@ static void rdlm_slot_fail_waiters(struct rdlm_lockspace *ls,
 
 static void rdlm_slot_lost(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 {
-	struct rdlm_lkb *lkb;
+	struct rdlm_lkb *lkb, *tmp;
 	struct rdlm_res *res;
 
 	s->lost = true;
 	list_for_each_entry(res, &s->resources, slot_entry) {
+		/* a grant still waiting for its LVB is no grant any more */
+		list_for_each_entry_safe(lkb, tmp, &res->granted, gr_entry)
+			if (lkb->lvb_wait)
+				rdlm_lkb_ungrant(ls, lkb, -ENOLCK);
 		res->lvb_cached = false;
 		/* the home invalidates the LVB when another node gets it */
 		res->lvb_writer = false;
@@ -553,6 +680,24 @@ static void rdlm_slot_lost(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 			ls->st.lost++;
 			rdlm_queue_ast(lkb, -ENOLCK, RDLM_SBF_LOST, false);
 		}
+	}
+}
+
+/*
+ * What an engine's failure means to the waiting requests. Engines pass on
+ * verb completion errors (-EIO, -ECONNRESET, ...): the home could not be
+ * reached. Callers see only the errnos the API documents.
+ */
+static int rdlm_engine_errno(int err)
+{
+	switch (err) {
+	case -EAGAIN:
+	case -ENOLCK:
+		return err;
+	case -ESHUTDOWN:	/* the fabric lockspace is going away */
+		return -ENOLCK;
+	default:
+		return -ENOTCONN;
 	}
 }
 
@@ -603,8 +748,9 @@ static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
 		if (act->err == -EAGAIN)
 			rdlm_slot_fail_waiters(ls, s, -EAGAIN, true);
 		else
-			rdlm_slot_fail_waiters(ls, s, act->err == -EIO ?
-					       -ENOTCONN : act->err, false);
+			rdlm_slot_fail_waiters(ls, s,
+					       rdlm_engine_errno(act->err),
+					       false);
 		break;
 	case RDLM_ACT_NOTICE:
 		if (act->notice == RDLM_NOTICE_LOST) {
@@ -680,6 +826,18 @@ void rdlm_ls_call_complete(struct rdlm_lockspace *ls,
 	rdlm_ls_after(ls, s);
 }
 
+/* after an engine call that may grant, fail or notify any request */
+static void rdlm_ls_pass_all(struct rdlm_lockspace *ls)
+{
+	struct rdlm_slot *s;
+	struct hlist_node *tmp;
+	int bkt;
+
+	ls->starved = false;
+	hash_for_each_safe(ls->slots, bkt, tmp, s, hash)
+		rdlm_slot_pass(ls, s);
+}
+
 /**
  * rdlm_ls_call_recv() - hand an engine message to the engine
  * @ls: lockspace (locked)
@@ -688,15 +846,27 @@ void rdlm_ls_call_complete(struct rdlm_lockspace *ls,
 void rdlm_ls_call_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 {
 	struct rdlm_out out = rdlm_out(ls);
-	struct rdlm_slot *s;
-	struct hlist_node *tmp;
-	int bkt;
 
 	ls->eng.ops->recv(&ls->eng, rx, &out);
-	/* a message may grant, fail or notify any of our requests */
-	ls->starved = false;
-	hash_for_each_safe(ls->slots, bkt, tmp, s, hash)
-		rdlm_slot_pass(ls, s);
+	rdlm_ls_pass_all(ls);
+}
+
+/**
+ * rdlm_ls_call_member_up() - the connection to a member is back
+ * @ls: lockspace (locked)
+ * @node: engine index of the member
+ *
+ * The engine repairs what verbs lost with the old connection may have
+ * broken (the queue engines recover the words they touched).
+ */
+void rdlm_ls_call_member_up(struct rdlm_lockspace *ls, u32 node)
+{
+	struct rdlm_out out = rdlm_out(ls);
+
+	if (!ls->eng.ops->member_up)
+		return;
+	ls->eng.ops->member_up(&ls->eng, node, &out);
+	rdlm_ls_pass_all(ls);
 }
 
 /**
@@ -737,8 +907,12 @@ void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 	switch (m->type) {
 	case RDLM_LM_LVB_ACK:
 		s = rdlm_slot_find(ls, rx->src, m->slot);
-		if (s && s->lvb_puts) {
-			s->lvb_puts--;
+		/*
+		 * Only the ack of the oldest write waiting: one the node gave
+		 * up on (timeout) may still come, after newer writes went.
+		 */
+		if (s && s->lvb_puts && (u8)m->arg == (u8)(s->puts_acked + 1)) {
+			rdlm_slot_put_acked(ls, s, m->flags & RDLM_LM_F_REFUSED);
 			rdlm_slot_pass(ls, s);
 		}
 		break;
@@ -784,14 +958,15 @@ void rdlm_lm_send_failed(struct rdlm_lockspace *ls, const struct rdlm_cqe *cqe)
 	if ((ck & (RDLM_LM_CK_PUT | RDLM_LM_CK_GET)) == RDLM_LM_CK_PUT) {
 		s = rdlm_slot_find(ls, (ck >> 32) & 0xffff, (u32)ck);
 		if (s && s->lvb_puts) {
-			s->lvb_puts--;
+			rdlm_slot_puts_failed(ls, s);
 			rdlm_slot_pass(ls, s);
 		}
 	} else if ((ck & (RDLM_LM_CK_PUT | RDLM_LM_CK_GET)) == RDLM_LM_CK_GET) {
 		lkb = xa_load(&ls->lkbs, (unsigned long)(u32)ck);
 		if (lkb && lkb->lvb_wait && lkb->state != RDLM_LKB_DEAD) {
-			lkb->res->lvb_invalid = true;
-			rdlm_lkb_granted(ls, lkb, true);
+			s = lkb->res->slot;
+			rdlm_lkb_lvb_unreachable(ls, lkb);
+			rdlm_slot_pass(ls, s);
 		}
 	}
 }
@@ -802,8 +977,10 @@ void rdlm_lm_send_failed(struct rdlm_lockspace *ls, const struct rdlm_cqe *cqe)
  * @node: engine index of the home
  *
  * Its answers to LVB reads and writes may never come: grants waiting for
- * the LVB complete with it invalid, and slots stop waiting for write acks
- * (the engine decides what becomes of the words themselves).
+ * the LVB complete with it invalid (readers) or fail with -ENOTCONN
+ * (writers), LVB writes waiting for their ack fail with -EIO, and every
+ * request waiting for one of its words fails with -ENOTCONN (the engine
+ * decides what becomes of the words themselves and of held locks).
  */
 void rdlm_lm_home_down(struct rdlm_lockspace *ls, u32 node)
 {
@@ -815,16 +992,16 @@ void rdlm_lm_home_down(struct rdlm_lockspace *ls, u32 node)
 
 	xa_for_each(&ls->lkbs, id, lkb) {
 		if (lkb->lvb_wait && lkb->state != RDLM_LKB_DEAD &&
-		    lkb->res->slot->home == node) {
-			lkb->res->lvb_invalid = true;
-			rdlm_lkb_granted(ls, lkb, true);
-		}
+		    lkb->res->slot->home == node)
+			rdlm_lkb_lvb_unreachable(ls, lkb);
 	}
 	hash_for_each_safe(ls->slots, bkt, tmp, s, hash) {
-		if (s->home == node && s->lvb_puts) {
-			s->lvb_puts = 0;
-			rdlm_slot_pass(ls, s);
-		}
+		if (s->home != node)
+			continue;
+		if (s->lvb_puts)
+			rdlm_slot_puts_failed(ls, s);
+		rdlm_slot_fail_waiters(ls, s, -ENOTCONN, false);
+		rdlm_slot_pass(ls, s);
 	}
 }
 
@@ -832,9 +1009,14 @@ void rdlm_lm_home_down(struct rdlm_lockspace *ls, u32 node)
  * A PW/EX lock of @res is going: write @lvb (or invalidate it) at the home
  * before the word goes, or, with @write false, tell a home that knows us as
  * the LVB's writer that we are done without writing.
+ *
+ * Return: 1 if a write went to the home (its ack, or its failure, completes
+ * the request: rdlm_lkb_put_wait()), 0 if nothing was to be written, -EIO
+ * if a write was asked for but the hold is lost (the next writer's grant
+ * invalidates the LVB at the home).
  */
-static void rdlm_lvb_put(struct rdlm_lockspace *ls, struct rdlm_res *res,
-			 bool write, const u8 *lvb, bool invalid)
+static int rdlm_lvb_put(struct rdlm_lockspace *ls, struct rdlm_res *res,
+			bool write, const u8 *lvb, bool invalid)
 {
 	struct rdlm_slot *s = res->slot;
 	static const u8 zero[RDLM_LVB_MAX];
@@ -842,25 +1024,29 @@ static void rdlm_lvb_put(struct rdlm_lockspace *ls, struct rdlm_res *res,
 
 	res->lvb_writer = false;
 	if (s->state != RDLM_SLOT_OWNED || s->lost)
-		return;	/* lost: the next writer's grant invalidates it */
+		return write ? -EIO : 0;
 	if (!write) {
 		if (writer) {
 			s->lvb_puts++;
+			s->puts_sent++;
 			rdlm_lm_send_msg(ls, s->home, RDLM_LM_LVB_DONE, s->slot,
-					 0, res->key, 0, RDLM_LM_CK_PUT |
+					 0, res->key, (u8)s->puts_sent,
+					 RDLM_LM_CK_PUT |
 					 (u64)s->home << 32 | s->slot);
 		}
-		return;
+		return 0;
 	}
 	if (lvb)
 		memcpy(res->lvb, lvb, RDLM_LVB_MAX);
 	res->lvb_invalid = invalid;
 	res->lvb_cached = true;
 	s->lvb_puts++;
+	s->puts_sent++;
 	rdlm_lm_send_lvb(ls, s->home, RDLM_LM_LVB_PUT0, s->slot,
-			 invalid ? RDLM_LM_F_INVALID : 0, res->key,
-			 lvb ? res->lvb : zero,
+			 invalid ? RDLM_LM_F_INVALID : 0, (u8)s->puts_sent,
+			 res->key, lvb ? res->lvb : zero,
 			 RDLM_LM_CK_PUT | (u64)s->home << 32 | s->slot);
+	return 1;
 }
 
 /* ---- the exported API -------------------------------------------------- */
@@ -870,12 +1056,21 @@ static void rdlm_lkb_timeout(struct timer_list *t)
 	struct rdlm_lkb *lkb = from_timer(lkb, t, timeout);
 	struct rdlm_lockspace *ls = lkb->ls;
 
-	spin_lock_bh(&ls->lock);
-	/* not a request that came after the one this timer was armed for */
-	if (lkb->rqmode >= 0 && lkb->state != RDLM_LKB_DEAD &&
-	    lkb->timeout_at && time_after_eq(jiffies, lkb->timeout_at)) {
-		struct rdlm_slot *s = lkb->res->slot;
+	struct rdlm_slot *s;
 
+	spin_lock_bh(&ls->lock);
+	s = lkb->res->slot;
+	/* not a request that came after the one this timer was armed for */
+	if (!lkb->timeout_at || time_before(jiffies, lkb->timeout_at)) {
+		;
+	} else if (lkb->put_wait) {
+		/* the home did not ack the LVB write in time */
+		rdlm_slot_puts_failed(ls, s);
+		rdlm_slot_pass(ls, s);
+	} else if (lkb->lvb_wait && lkb->state != RDLM_LKB_DEAD) {
+		rdlm_lkb_ungrant(ls, lkb, -ETIMEDOUT);
+		rdlm_slot_pass(ls, s);
+	} else if (lkb->rqmode >= 0 && lkb->state != RDLM_LKB_DEAD) {
 		rdlm_lkb_fail(ls, lkb, -ETIMEDOUT);
 		rdlm_slot_pass(ls, s);
 	}
@@ -890,6 +1085,7 @@ static int rdlm_request(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	struct rdlm_slot *s = res->slot;
 	struct rdlm_lkb *w;
 
+	lkb->prev_grmode = lkb->grmode;
 	lkb->rqmode = mode;
 	lkb->flags = flags;
 	lkb->wait_start = ktime_get_ns();
@@ -975,7 +1171,7 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 	if (!lkb || lkb->state == RDLM_LKB_DEAD)
 		goto out;
 	ret = -EBUSY;
-	if (lkb->state != RDLM_LKB_GRANTED || lkb->lvb_wait)
+	if (lkb->state != RDLM_LKB_GRANTED || lkb->lvb_wait || lkb->put_wait)
 		goto out;
 	ret = -ENOLCK;
 	if (ls->dead || lkb->lost)
@@ -989,17 +1185,26 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 	/* going down: at once; PW/EX hand their LVB to the home first */
 	if (mode <= lkb->grmode && !(mode == RDLM_LOCK_PW &&
 				     lkb->grmode == RDLM_LOCK_PR)) {
+		int put = 0;
+
 		if (lkb->grmode >= RDLM_LOCK_PW && mode < RDLM_LOCK_PW)
-			rdlm_lvb_put(ls, res, flags & (RDLM_LKF_VALBLK |
-						       RDLM_LKF_IVVALBLK),
-				     lksb->lvb, flags & RDLM_LKF_IVVALBLK);
+			put = rdlm_lvb_put(ls, res, flags & (RDLM_LKF_VALBLK |
+							     RDLM_LKF_IVVALBLK),
+					   lksb->lvb, flags & RDLM_LKF_IVVALBLK);
 		rdlm_lkb_set_cbs(lkb, ast, arg, bast, bast_arg);
 		lkb->grmode = mode;
 		lkb->bast_sent = false;
 		lkb->lksb = lksb;
 		ls->st.requests++;
 		ls->st.grants++;
-		rdlm_queue_ast(lkb, 0, 0, false);
+		/* with an LVB write, the home's ack completes it */
+		if (put > 0) {
+			rdlm_lkb_put_wait(lkb, s);
+		} else {
+			if (put < 0)
+				ls->st.lvb_lost++;
+			rdlm_queue_ast(lkb, put < 0 ? -EIO : 0, 0, false);
+		}
 		rdlm_slot_pass(ls, s);
 		ret = 0;
 		goto out;
@@ -1054,12 +1259,14 @@ static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
 	if (!name || !namelen || namelen > RDLM_NAME_MAX)
 		return -EINVAL;
 
-	lkb = kzalloc(sizeof(*lkb), GFP_ATOMIC);
+	/* on behalf of the caller, who may hold a spinlock */
+	lkb = kzalloc(sizeof(*lkb), GFP_ATOMIC | __GFP_ACCOUNT);
 	if (!lkb)
 		return -ENOMEM;
 	lkb->ls = ls;
 	lkb->grmode = -1;
 	lkb->rqmode = -1;
+	lkb->prev_grmode = -1;
 	lkb->lksb = lksb;
 	lkb->ast = ast;
 	lkb->arg = arg;
@@ -1067,11 +1274,16 @@ static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
 	lkb->bast_arg = bast_arg;
 	INIT_LIST_HEAD(&lkb->gr_entry);
 	INIT_LIST_HEAD(&lkb->wt_entry);
+	INIT_LIST_HEAD(&lkb->put_entry);
 	timer_setup(&lkb->timeout, rdlm_lkb_timeout, 0);
 
 	spin_lock_bh(&ls->lock);
 	ret = -ENOLCK;
 	if (ls->dead)
+		goto out_free;
+	/* the lockspace's max_locks on this node */
+	ret = -EAGAIN;
+	if (atomic_read(&ls->nr_lkbs) >= ls->max_locks)
 		goto out_free;
 	ret = -ENOMEM;
 	res = rdlm_res_get(ls, name, namelen);
@@ -1080,7 +1292,7 @@ static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
 	ret = rdlm_check_ls(ls, res->slot->home);
 	if (!ret)
 		ret = xa_alloc_cyclic(&ls->lkbs, &id, lkb, xa_limit_31b,
-				      &ls->next_lkid, GFP_ATOMIC);
+				      &ls->next_lkid, GFP_ATOMIC | __GFP_ACCOUNT);
 	if (ret < 0) {
 		rdlm_res_put(ls, res);
 		goto out_free;
@@ -1118,17 +1330,20 @@ out_free:
  * A conversion's @ast, @arg and @bast replace the lock's from then on.
  * On success the request is queued and @ast runs later, in process
  * context, with @lksb->status: 0 (granted), -EAGAIN (NOQUEUE), -ETIMEDOUT,
- * -RDLM_ECANCEL, -EDEADLK, -ENOLCK (lockspace went away), -ENOTCONN. A
- * failed first request leaves no lock; a failed conversion keeps the old
- * mode. An up-conversion this node cannot take without giving up its hold
- * of the lock word is demoted to NL while it waits (RDLM_SBF_DEMOTED), as
+ * -RDLM_ECANCEL, -EDEADLK, -ENOLCK (lockspace went away), -ENOTCONN, -EIO
+ * (a down-conversion from PW/EX whose LVB write the home did not confirm:
+ * the conversion is done, the LVB is invalid at the home). A failed first
+ * request leaves no lock; a failed conversion keeps the old mode. An
+ * up-conversion this node cannot take without giving up its hold of the
+ * lock word is demoted to NL while it waits (RDLM_SBF_DEMOTED), as
  * fs/dlm's DLM_LKF_CONVDEADLK does. A granted lock whose lease expired gets
  * one more @ast with -ENOLCK and RDLM_SBF_LOST and must still be unlocked.
  *
  * Context: any context but hard interrupts, with interrupts enabled; never
  * sleeps.
- * Return: 0 (queued), -EINVAL, -ENOMEM, -ENOLCK, -ENOTCONN (home of the
- * name not connected), and for conversions -ENOENT (no such lock), -EBUSY
+ * Return: 0 (queued), -EINVAL, -ENOMEM, -EAGAIN (the lockspace's
+ * max_locks on this node reached), -ENOLCK, -ENOTCONN (home of the name not
+ * connected), and for conversions -ENOENT (no such lock), -EBUSY
  * (a request of the lock waits) or -EDEADLK (conversion deadlock).
  */
 int rdlm_lock(struct rdlm_lockspace *ls, int mode, struct rdlm_lksb *lksb,
@@ -1148,6 +1363,7 @@ static int __rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
 {
 	struct rdlm_lkb *lkb;
 	struct rdlm_slot *s;
+	int put = 0;
 	int ret;
 
 	if (!ls || (flags & ~(RDLM_LKF_VALBLK | RDLM_LKF_IVVALBLK |
@@ -1163,35 +1379,46 @@ static int __rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
 		ret = -EALREADY;
 		if (lkb->rqmode < 0 && !lkb->lvb_wait)
 			goto out;
-		if (lkb->lvb_wait) {
-			/* granted already, the LVB is on its way */
-			ret = -EALREADY;
-			goto out;
-		}
 		if (ast)
 			lkb->ast = ast;
 		lkb->arg = arg;
-		rdlm_lkb_fail(ls, lkb, -RDLM_ECANCEL);
+		/* granted but waiting for the LVB: taken back */
+		if (lkb->lvb_wait)
+			rdlm_lkb_ungrant(ls, lkb, -RDLM_ECANCEL);
+		else
+			rdlm_lkb_fail(ls, lkb, -RDLM_ECANCEL);
 		rdlm_slot_pass(ls, s);
 		ret = 0;
 		goto out;
 	}
 	ret = -EBUSY;
-	if (lkb->rqmode >= 0 || lkb->lvb_wait)
+	if (lkb->rqmode >= 0 || lkb->lvb_wait || lkb->put_wait)
 		goto out;
 	if (lksb)
 		lkb->lksb = lksb;
 	if (ast)
 		lkb->ast = ast;
 	lkb->arg = arg;
-	if (lkb->grmode >= RDLM_LOCK_PW)
-		rdlm_lvb_put(ls, lkb->res, !lkb->lost &&
-			     (flags & (RDLM_LKF_VALBLK | RDLM_LKF_IVVALBLK)),
-			     lkb->lksb->lvb, flags & RDLM_LKF_IVVALBLK);
+	if (lkb->grmode >= RDLM_LOCK_PW) {
+		bool write = flags & (RDLM_LKF_VALBLK | RDLM_LKF_IVVALBLK);
+
+		put = rdlm_lvb_put(ls, lkb->res, write && !lkb->lost,
+				   lkb->lksb->lvb, flags & RDLM_LKF_IVVALBLK);
+		if (write && lkb->lost)
+			put = -EIO;
+	}
 	list_del_init(&lkb->gr_entry);
 	lkb->grmode = -1;
 	ls->st.unlocks++;
-	rdlm_lkb_kill(lkb, -RDLM_EUNLOCK, 0);
+	if (put > 0) {
+		/* gone for callers; the home's ack completes the unlock */
+		lkb->state = RDLM_LKB_DEAD;
+		rdlm_lkb_put_wait(lkb, s);
+	} else {
+		if (put < 0)
+			ls->st.lvb_lost++;
+		rdlm_lkb_kill(lkb, put < 0 ? -EIO : -RDLM_EUNLOCK, 0);
+	}
 	rdlm_slot_pass(ls, s);
 	ret = 0;
 out:
@@ -1209,9 +1436,11 @@ out:
  *	(and the LVB source with RDLM_LKF_VALBLK)
  * @arg: the lock's ast is called with this argument from now on
  *
- * An unlock completes with -RDLM_EUNLOCK, after which the lock id is gone.
- * A cancelled request completes with -RDLM_ECANCEL, unless it was granted
- * first.
+ * An unlock completes with -RDLM_EUNLOCK, after which the lock id is gone,
+ * or with -EIO when it released PW/EX with an LVB write (or a notice that
+ * nothing was written) the home did not confirm: the lock is gone all the
+ * same, and the home treats the LVB as invalid. A cancelled request
+ * completes with -RDLM_ECANCEL, unless it was granted first.
  *
  * Context: as rdlm_lock().
  * Return: 0 (the ast follows), -EINVAL, -ENOENT (no such lock), -EBUSY
@@ -1305,10 +1534,14 @@ void rdlm_ls_fail_all(struct rdlm_lockspace *ls)
 	unsigned long id;
 
 	xa_for_each(&ls->lkbs, id, lkb) {
+		/* an LVB write the home will not ack now */
+		if (lkb->put_wait)
+			rdlm_lkb_put_done(ls, lkb, false);
 		if (lkb->state == RDLM_LKB_DEAD)
 			continue;
 		if (lkb->rqmode >= 0)
 			rdlm_lkb_unwait(lkb);
+		lkb->lvb_wait = false;
 		if (lkb->state == RDLM_LKB_GRANTED ||
 		    lkb->state == RDLM_LKB_CONVERTING) {
 			list_del_init(&lkb->gr_entry);

@@ -23,6 +23,7 @@
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/llist.h>
+#include <linux/mempool.h>
 #include <linux/rdlm.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -56,6 +57,9 @@ struct rdlm_slot {
 	struct rdlm_req *req;	/* engine request, NULL when IDLE */
 	u32 local_grants;	/* grants since own: the takeover bound */
 	u32 lvb_puts;		/* LVB writes not yet acknowledged by home */
+	u32 puts_sent;		/* LVB writes and DONEs sent, ever */
+	u32 puts_acked;		/* ... acknowledged (or given up) */
+	struct list_head put_waiters;	/* locks waiting for their write's ack */
 	struct list_head resources;
 };
 
@@ -97,6 +101,10 @@ struct rdlm_lkb {
 	s8 rqmode;		/* waiting RDLM_LOCK_*, -1 none */
 	u32 flags;		/* RDLM_LKF_* of the waiting request */
 	bool lvb_wait;		/* granted, waiting for the LVB from home */
+	bool put_wait;		/* unlocked or down-converted, LVB write unacked */
+	s8 prev_grmode;		/* granted mode before the waiting request */
+	u32 put_seq;		/* &rdlm_slot.puts_sent of its write */
+	struct list_head put_entry;	/* &rdlm_slot.put_waiters */
 	bool lvb_got_first;	/* first half of the LVB arrived */
 	bool bast_sent;		/* coalescing: cleared on convert */
 	bool lost;
@@ -147,6 +155,9 @@ struct rdlm_lockspace {
 	u32 self;			/* engine index of this node */
 	u32 nr_slots;
 	u32 local_grants_max;
+	u32 max_locks;
+	u32 max_locks_per_file;
+	u32 max_lvbs;
 	kuid_t uid;
 	kgid_t gid;
 	umode_t mode;
@@ -155,6 +166,7 @@ struct rdlm_lockspace {
 	bool dead;
 	bool starved;			/* a slot found no engine request */
 	struct llist_head cqes;		/* completions waiting for ls->lock */
+	mempool_t *cqe_pool;		/* what they are queued in */
 	DECLARE_HASHTABLE(slots, RDLM_RES_HASH_BITS);
 	DECLARE_HASHTABLE(res, RDLM_RES_HASH_BITS);
 	struct xarray lkbs;		/* lkid -> lock */
@@ -166,11 +178,15 @@ struct rdlm_lockspace {
 
 	/* LVBs this node keeps as a home, by resource key */
 	struct xarray lvbs;
+	struct list_head lvb_lru;	/* least recently used first */
+	u32 nr_lvbs;
+	unsigned long *lvb_evicted;	/* slots an LVB was dropped from */
 	struct rdlm_lvb_stage *stage;	/* first halves, per sender */
 
 	struct list_head cb_list;	/* locks with callbacks to run */
 	struct work_struct cb_work;
 	struct workqueue_struct *wq;
+	struct work_struct free_work;	/* after the last reference */
 	atomic_t nr_lkbs;
 	wait_queue_head_t wait;
 	struct dentry *debugfs;
@@ -180,6 +196,7 @@ struct rdlm_lockspace {
 #define RDLM_LM_MSG_FIRST	0x100
 #define RDLM_LM_LVB_PUT0	0x100	/* holder -> home: LVB bytes 0-15 */
 #define RDLM_LM_LVB_PUT1	0x101	/* bytes 16-31, then home acks */
+/* ACK's arg echoes the write's sequence number: PUT's mode, DONE's arg */
 #define RDLM_LM_LVB_ACK		0x102	/* home -> holder: stored */
 #define RDLM_LM_LVB_GET		0x103	/* grantee -> home: send the LVB */
 #define RDLM_LM_LVB_VAL0	0x104	/* home -> grantee: bytes 0-15 */
@@ -188,6 +205,10 @@ struct rdlm_lockspace {
 #define RDLM_LM_LVB_DONE	0x107	/* holder -> home: not written back */
 #define RDLM_LM_F_INVALID	0x01	/* the LVB is not valid */
 #define RDLM_LM_F_WRITER	0x02	/* GET: the grantee holds PW/EX */
+#define RDLM_LM_F_REFUSED	0x04	/* ACK: the write was not stored */
+
+/* How long an LVB write waits for the home's ack before it fails. */
+#define RDLM_LVB_ACK_TIMEOUT	(10 * HZ)
 
 /* Cookies of lock manager messages, handed back when one fails. */
 #define RDLM_LM_CK_PUT		BIT_ULL(62)	/* | home << 32 | slot */
@@ -203,7 +224,7 @@ u32 rdlm_ls_node_index(struct rdlm_lockspace *ls, u32 nodeid);
 void rdlm_ls_arm(struct rdlm_lockspace *ls, struct rdlm_req *req,
 		 u64 delay_ns, u64 cookie);
 void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
-		      u8 flags, u64 reqid, const u8 *lvb, u64 cookie);
+		      u8 flags, u8 seq, u64 reqid, const u8 *lvb, u64 cookie);
 void rdlm_lm_send_msg(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
 		      u8 flags, u64 reqid, u64 arg, u64 cookie);
 void rdlm_home_lvb_node_down(struct rdlm_lockspace *ls, u32 node);
@@ -213,6 +234,7 @@ bool rdlm_lm_home_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
 void rdlm_ls_call_complete(struct rdlm_lockspace *ls,
 			   const struct rdlm_cqe *cqe);
 void rdlm_ls_call_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
+void rdlm_ls_call_member_up(struct rdlm_lockspace *ls, u32 node);
 void rdlm_ls_call_timer(struct rdlm_lockspace *ls, struct rdlm_req *req,
 			u64 cookie);
 void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);

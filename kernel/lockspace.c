@@ -17,6 +17,7 @@
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/mempool.h>
 #include <linux/sort.h>
 
 #include "lock_priv.h"
@@ -38,11 +39,13 @@ static void rdlm_ls_run_cqes(struct rdlm_lockspace *ls)
 	struct rdlm_cqe_ev *ev, *tmp;
 
 	llist_for_each_entry_safe(ev, tmp, list, node) {
-		if (ev->lm)
+		if (ls->dead)
+			;	/* its requests are gone with the lockspace */
+		else if (ev->lm)
 			rdlm_lm_send_failed(ls, &ev->cqe);
 		else
 			rdlm_ls_call_complete(ls, &ev->cqe);
-		kfree(ev);
+		mempool_free(ev, ls->cqe_pool);
 	}
 }
 
@@ -76,13 +79,20 @@ void rdlm_ls_unlock(struct rdlm_lockspace *ls)
 	rdlm_ls_drain(ls);
 }
 
+/*
+ * Completions are few at a time (each is run at the next unlock of
+ * ls->lock): when the slab has no memory, the lockspace's reserve carries
+ * them, so that no request waits forever for a completion that was lost.
+ */
+#define RDLM_CQE_RESERVE	256
+
 static void rdlm_ls_queue_cqe(struct rdlm_lockspace *ls,
 			      const struct rdlm_cqe *cqe, bool lm)
 {
-	struct rdlm_cqe_ev *ev = kmalloc(sizeof(*ev), GFP_ATOMIC);
+	struct rdlm_cqe_ev *ev = mempool_alloc(ls->cqe_pool, GFP_ATOMIC);
 
 	if (!ev) {
-		/* nothing else can carry it: the request stays waiting */
+		/* more than the reserve waiting, and no memory */
 		pr_err_ratelimited("lockspace %s: completion dropped\n",
 				   ls->name);
 		return;
@@ -169,10 +179,12 @@ static void rdlm_ls_peer(void *priv, u32 node, bool up)
 
 	pr_info("lockspace %s: node %u %s\n", ls->name, node,
 		up ? "up" : "down");
-	if (up || idx == U32_MAX)
+	if (idx == U32_MAX)
 		return;
 	spin_lock_bh(&ls->lock);
-	if (!ls->dead) {
+	if (!ls->dead && up) {
+		rdlm_ls_call_member_up(ls, idx);
+	} else if (!ls->dead) {
 		rdlm_home_lvb_node_down(ls, idx);
 		rdlm_lm_home_down(ls, idx);
 	}
@@ -261,11 +273,23 @@ static int rdlm_ls_alloc_timers(struct rdlm_lockspace *ls, u32 nr)
  * may have changed is not in @data: the LVB becomes invalid, and no write
  * is taken (RDLM_LVB_FENCED) until the next writer is granted.
  * @stored: written at least once (else kept only while there is a writer)
+ * @slot: the lock word of its name
+ * @key: its resource key
+ * @lru: in &rdlm_lockspace.lvb_lru
+ *
+ * A home cannot tell when no lock of a name exists anywhere any more (the
+ * one-sided engines never tell it), so its LVBs are bounded instead: past
+ * max_lvbs the least recently used one without a writer goes, and its
+ * slot is marked, so that names of that slot without an LVB here read as
+ * invalid rather than as a valid zero.
  */
 struct rdlm_home_lvb {
 	bool invalid;
 	bool stored;
 	u32 writer;
+	u32 slot;
+	u64 key;
+	struct list_head lru;
 	u8 data[RDLM_LVB_MAX];
 };
 
@@ -279,7 +303,7 @@ struct rdlm_lvb_stage {
 };
 
 static void rdlm_lm_send(struct rdlm_lockspace *ls, u32 node, u16 type,
-			 u32 slot, u8 flags, u64 reqid, const u8 *data,
+			 u32 slot, u8 flags, u8 seq, u64 reqid, const u8 *data,
 			 u64 arg, u64 cookie)
 {
 	struct rdlm_verb v = {
@@ -291,6 +315,7 @@ static void rdlm_lm_send(struct rdlm_lockspace *ls, u32 node, u16 type,
 
 	v.msg.type = type;
 	v.msg.flags = flags;
+	v.msg.mode = seq;
 	v.msg.src = ls->self;
 	v.msg.slot = slot;
 	v.msg.reqid = reqid;
@@ -317,6 +342,7 @@ static void rdlm_lm_send(struct rdlm_lockspace *ls, u32 node, u16 type,
  * @type: RDLM_LM_LVB_PUT0 or RDLM_LM_LVB_VAL0 (the second is type + 1)
  * @slot: lock word slot
  * @flags: RDLM_LM_F_* of the second message
+ * @seq: PUT: the write's sequence number on its slot, echoed in the ack
  * @reqid: resource key (PUT) or lock id (VAL)
  * @lvb: RDLM_LVB_MAX bytes
  * @cookie: handed back if the second message fails
@@ -324,10 +350,10 @@ static void rdlm_lm_send(struct rdlm_lockspace *ls, u32 node, u16 type,
  * Both go on one connection, so the receiver sees them in order.
  */
 void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
-		      u8 flags, u64 reqid, const u8 *lvb, u64 cookie)
+		      u8 flags, u8 seq, u64 reqid, const u8 *lvb, u64 cookie)
 {
-	rdlm_lm_send(ls, node, type, slot, 0, reqid, lvb, 0, 0);
-	rdlm_lm_send(ls, node, type + 1, slot, flags, reqid, lvb + 16, 0,
+	rdlm_lm_send(ls, node, type, slot, 0, seq, reqid, lvb, 0, 0);
+	rdlm_lm_send(ls, node, type + 1, slot, flags, seq, reqid, lvb + 16, 0,
 		     cookie);
 }
 
@@ -339,28 +365,82 @@ void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
  * @slot: slot
  * @flags: RDLM_LM_F_*
  * @reqid: resource key
- * @arg: lock id (GET), or 0
+ * @arg: lock id (GET), the write's sequence number (DONE, ACK), or 0
  * @cookie: handed back on failure
  */
 void rdlm_lm_send_msg(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
 		      u8 flags, u64 reqid, u64 arg, u64 cookie)
 {
-	rdlm_lm_send(ls, node, type, slot, flags, reqid, NULL, arg, cookie);
+	rdlm_lm_send(ls, node, type, slot, flags, 0, reqid, NULL, arg, cookie);
 }
 
-static struct rdlm_home_lvb *rdlm_home_lvb_get(struct rdlm_lockspace *ls,
-					       u64 key)
+static void rdlm_home_lvb_free(struct rdlm_lockspace *ls,
+			       struct rdlm_home_lvb *lvb)
+{
+	xa_erase(&ls->lvbs, (unsigned long)lvb->key);
+	list_del(&lvb->lru);
+	ls->nr_lvbs--;
+	kfree(lvb);
+}
+
+/* Was an LVB of a name on @slot dropped here? Then its value is unknown. */
+static bool rdlm_home_lvb_evicted(struct rdlm_lockspace *ls, u32 slot)
+{
+	return slot < ls->nr_slots && test_bit(slot, ls->lvb_evicted);
+}
+
+/* The LVB of @key, used now: NULL if there is none. */
+static struct rdlm_home_lvb *rdlm_home_lvb_find(struct rdlm_lockspace *ls,
+						u64 key)
 {
 	struct rdlm_home_lvb *lvb = xa_load(&ls->lvbs, (unsigned long)key);
 
 	if (lvb)
-		return lvb;
-	lvb = kzalloc(sizeof(*lvb), GFP_ATOMIC);
-	if (lvb && xa_err(xa_store(&ls->lvbs, (unsigned long)key, lvb,
-				   GFP_ATOMIC))) {
-		kfree(lvb);
-		lvb = NULL;
+		list_move_tail(&lvb->lru, &ls->lvb_lru);
+	return lvb;
+}
+
+/* Make room for one more LVB: false if every one has a writer. */
+static bool rdlm_home_lvb_evict(struct rdlm_lockspace *ls)
+{
+	struct rdlm_home_lvb *lvb;
+
+	list_for_each_entry(lvb, &ls->lvb_lru, lru) {
+		/* a fenced one refuses its broken writer's late write */
+		if (lvb->writer)
+			continue;
+		if (lvb->slot < ls->nr_slots)
+			set_bit(lvb->slot, ls->lvb_evicted);
+		ls->st.lvb_evicted++;
+		rdlm_home_lvb_free(ls, lvb);
+		return true;
 	}
+	return false;
+}
+
+static struct rdlm_home_lvb *rdlm_home_lvb_get(struct rdlm_lockspace *ls,
+					       u64 key, u32 slot)
+{
+	struct rdlm_home_lvb *lvb = rdlm_home_lvb_find(ls, key);
+
+	if (lvb)
+		return lvb;
+	if (ls->nr_lvbs >= ls->max_lvbs && !rdlm_home_lvb_evict(ls))
+		return NULL;
+	/* kept for the whole cluster: charged to nobody in particular */
+	lvb = kzalloc(sizeof(*lvb), GFP_ATOMIC);
+	if (!lvb)
+		return NULL;
+	if (xa_err(xa_store(&ls->lvbs, (unsigned long)key, lvb, GFP_ATOMIC))) {
+		kfree(lvb);
+		return NULL;
+	}
+	lvb->key = key;
+	lvb->slot = slot;
+	/* a value dropped before is unknown */
+	lvb->invalid = rdlm_home_lvb_evicted(ls, slot);
+	list_add_tail(&lvb->lru, &ls->lvb_lru);
+	ls->nr_lvbs++;
 	return lvb;
 }
 
@@ -410,7 +490,7 @@ static void rdlm_home_lvb_put(struct rdlm_lockspace *ls,
 	const struct rdlm_msg *m = &rx->msg;
 	struct rdlm_lvb_stage *st = &ls->stage[rx->src];
 	struct rdlm_home_lvb *lvb;
-	bool ours;
+	bool ours, stored = false;
 
 	if (m->type == RDLM_LM_LVB_PUT0) {
 		st->key = m->reqid;
@@ -419,7 +499,7 @@ static void rdlm_home_lvb_put(struct rdlm_lockspace *ls,
 		memcpy(st->data + 8, &m->arg, 8);
 		return;
 	}
-	lvb = rdlm_home_lvb_get(ls, m->reqid);
+	lvb = rdlm_home_lvb_get(ls, m->reqid, m->slot);
 	/* not from a writer whose lock was broken: that write is not taken */
 	ours = lvb && (!lvb->writer || lvb->writer == rx->src + 1);
 	if (ours && (!st->valid || st->key != m->reqid)) {
@@ -433,11 +513,15 @@ static void rdlm_home_lvb_put(struct rdlm_lockspace *ls,
 		lvb->invalid = m->flags & RDLM_LM_F_INVALID;
 		lvb->stored = true;
 		lvb->writer = 0;
+		stored = true;
 	}
 	st->valid = false;
-	/* acked even without memory: the holder must not wait forever */
-	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot, 0, m->reqid, 0,
-			 0);
+	/*
+	 * Acked even without memory, so that the holder does not wait, but
+	 * a write not stored is refused: its writer must not report success.
+	 */
+	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot,
+			 stored ? 0 : RDLM_LM_F_REFUSED, m->reqid, m->mode, 0);
 }
 
 /* Home side: a writer released PW/EX without writing the LVB back. */
@@ -445,18 +529,16 @@ static void rdlm_home_lvb_done(struct rdlm_lockspace *ls,
 			       const struct rdlm_rx *rx)
 {
 	const struct rdlm_msg *m = &rx->msg;
-	struct rdlm_home_lvb *lvb = xa_load(&ls->lvbs, (unsigned long)m->reqid);
+	struct rdlm_home_lvb *lvb = rdlm_home_lvb_find(ls, m->reqid);
 
 	if (lvb && lvb->writer == rx->src + 1) {
 		lvb->writer = 0;
-		if (!lvb->stored && !lvb->invalid) {
-			/* kept only to know the writer */
-			xa_erase(&ls->lvbs, (unsigned long)m->reqid);
-			kfree(lvb);
-		}
+		/* kept only to know the writer */
+		if (!lvb->stored && !lvb->invalid)
+			rdlm_home_lvb_free(ls, lvb);
 	}
-	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot, 0, m->reqid, 0,
-			 0);
+	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot, 0, m->reqid,
+			 m->arg, 0);
 }
 
 /* Home side: answer a new grantee's LVB read. */
@@ -467,15 +549,18 @@ static void rdlm_home_lvb_read(struct rdlm_lockspace *ls,
 	bool writer = m->flags & RDLM_LM_F_WRITER;
 	static const u8 zero[RDLM_LVB_MAX];
 	struct rdlm_home_lvb *lvb;
+	u8 flags = 0;
 
 	/* a writer's entry is made here; a reader's only read */
-	lvb = writer ? rdlm_home_lvb_get(ls, m->reqid) :
-		       xa_load(&ls->lvbs, (unsigned long)m->reqid);
+	lvb = writer ? rdlm_home_lvb_get(ls, m->reqid, m->slot) :
+		       rdlm_home_lvb_find(ls, m->reqid);
 	if (lvb)
 		rdlm_home_lvb_grant(ls, lvb, rx->src, writer);
-	rdlm_lm_send_lvb(ls, rx->src, RDLM_LM_LVB_VAL0, m->slot,
-			 lvb && lvb->invalid ? RDLM_LM_F_INVALID : 0, m->arg,
-			 lvb ? lvb->data : zero, 0);
+	/* none: never written, unless dropped (or no memory for a writer) */
+	if (lvb ? lvb->invalid : writer || rdlm_home_lvb_evicted(ls, m->slot))
+		flags = RDLM_LM_F_INVALID;
+	rdlm_lm_send_lvb(ls, rx->src, RDLM_LM_LVB_VAL0, m->slot, flags, 0,
+			 m->arg, lvb ? lvb->data : zero, 0);
 }
 
 /**
@@ -498,7 +583,7 @@ bool rdlm_lm_home_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 		rdlm_home_lvb_read(ls, rx);
 		return true;
 	case RDLM_LM_LVB_HOLD:
-		lvb = rdlm_home_lvb_get(ls, rx->msg.reqid);
+		lvb = rdlm_home_lvb_get(ls, rx->msg.reqid, rx->msg.slot);
 		if (lvb)
 			rdlm_home_lvb_grant(ls, lvb, rx->src, true);
 		return true;
@@ -519,10 +604,13 @@ static int rdlm_u32_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void rdlm_ls_release(struct kref *ref)
+/* Frees lockspaces whose last reference went; see rdlm_lockspace_put(). */
+static struct workqueue_struct *rdlm_ls_free_wq;
+
+static void rdlm_ls_free_work(struct work_struct *work)
 {
-	struct rdlm_lockspace *ls = container_of(ref, struct rdlm_lockspace,
-						 ref);
+	struct rdlm_lockspace *ls = container_of(work, struct rdlm_lockspace,
+						 free_work);
 	struct rdlm_home_lvb *lvb;
 	unsigned long key;
 
@@ -533,10 +621,45 @@ static void rdlm_ls_release(struct kref *ref)
 	rdlm_engine_fini(&ls->eng);
 	kvfree(ls->req_timers);
 	kfree(ls->stage);
+	bitmap_free(ls->lvb_evicted);
+	mempool_destroy(ls->cqe_pool);
 	destroy_workqueue(ls->wq);
 	rdlm_fabric_ls_put(ls->fls);
 	kfree(ls);
+	/* rdlm_lockspace_exit() drains this queue before the module goes */
 	module_put(THIS_MODULE);
+}
+
+/*
+ * The last reference may go in any context, an ast running on ls->wq
+ * included: destroying that queue (or anything that sleeps) waits for a
+ * work item of the module's own queue.
+ */
+static void rdlm_ls_release(struct kref *ref)
+{
+	struct rdlm_lockspace *ls = container_of(ref, struct rdlm_lockspace,
+						 ref);
+
+	queue_work(rdlm_ls_free_wq, &ls->free_work);
+}
+
+/**
+ * rdlm_lockspace_init() - module init: the queue that frees lockspaces
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rdlm_lockspace_init(void)
+{
+	rdlm_ls_free_wq = alloc_workqueue("rdlm_ls_free", 0, 0);
+	return rdlm_ls_free_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * rdlm_lockspace_exit() - module exit: wait until every lockspace is freed
+ */
+void rdlm_lockspace_exit(void)
+{
+	destroy_workqueue(rdlm_ls_free_wq);
 }
 
 static int rdlm_ls_debugfs_show(struct seq_file *m, void *unused);
@@ -571,6 +694,9 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 	ls->self = rdlm_ls_node_index(ls, cfg->local);
 	ls->nr_slots = cfg->nr_slots;
 	ls->local_grants_max = cfg->local_grants_max;
+	ls->max_locks = cfg->max_locks;
+	ls->max_locks_per_file = cfg->max_locks_per_file;
+	ls->max_lvbs = cfg->max_lvbs;
 	ls->uid = cfg->uid;
 	ls->gid = cfg->gid;
 	ls->mode = cfg->mode;
@@ -580,8 +706,10 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 	hash_init(ls->res);
 	xa_init_flags(&ls->lkbs, XA_FLAGS_ALLOC1);
 	xa_init(&ls->lvbs);
+	INIT_LIST_HEAD(&ls->lvb_lru);
 	INIT_LIST_HEAD(&ls->cb_list);
 	INIT_WORK(&ls->cb_work, rdlm_ls_cb_work);
+	INIT_WORK(&ls->free_work, rdlm_ls_free_work);
 	init_waitqueue_head(&ls->wait);
 	hrtimer_init(&ls->home_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	ls->home_timer.function = rdlm_ls_home_timer;
@@ -594,8 +722,11 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 	p.nr_slots = ls->nr_slots;
 	ret = -ENOMEM;
 	ls->stage = kcalloc(ls->nr_members, sizeof(*ls->stage), GFP_KERNEL);
+	ls->lvb_evicted = bitmap_zalloc(ls->nr_slots, GFP_KERNEL);
+	ls->cqe_pool = mempool_create_kmalloc_pool(RDLM_CQE_RESERVE,
+						   sizeof(struct rdlm_cqe_ev));
 	ls->wq = alloc_ordered_workqueue("rdlm_%s", WQ_MEM_RECLAIM, ls->name);
-	if (!ls->stage || !ls->wq)
+	if (!ls->stage || !ls->lvb_evicted || !ls->cqe_pool || !ls->wq)
 		goto out_free;
 	ret = rdlm_engine_init(&ls->eng, cfg->ops, &p);
 	if (ret)
@@ -646,24 +777,28 @@ out_engine:
 out_free:
 	if (ls->wq)
 		destroy_workqueue(ls->wq);
+	mempool_destroy(ls->cqe_pool);
+	bitmap_free(ls->lvb_evicted);
 	kfree(ls->stage);
 	kfree(ls);
 	return ret;
 }
 
 /**
- * rdlm_lockspace_destroy() - take a lockspace down (configfs disable)
+ * rdlm_lockspace_stop() - stop a lockspace's locks (configfs disable, step 1)
  * @ls: lockspace from rdlm_lockspace_create()
  *
- * New requests fail with -ENOLCK from now on, waiting ones complete with
- * -ENOLCK and held ones are reported lost. Returns once every lock has
- * gone through its last callback; the memory goes with the last reference.
- * May sleep. The caller destroys the fabric lockspace afterwards.
+ * It cannot be found any more, new requests fail with -ENOLCK, waiting
+ * ones complete with -ENOLCK and held ones are reported lost. Returns once
+ * every lock has gone through its last callback. The fabric callbacks stay
+ * attached and find the lockspace dead: the caller destroys the fabric
+ * lockspace next, which waits for the verbs in flight, and only then
+ * rdlm_lockspace_destroy() frees what their completions touch.
+ *
+ * Context: process context, sleeps.
  */
-void rdlm_lockspace_destroy(struct rdlm_lockspace *ls)
+void rdlm_lockspace_stop(struct rdlm_lockspace *ls)
 {
-	u32 i;
-
 	mutex_lock(&rdlm_ls_mutex);
 	list_del_init(&ls->entry);
 	mutex_unlock(&rdlm_ls_mutex);
@@ -676,6 +811,22 @@ void rdlm_lockspace_destroy(struct rdlm_lockspace *ls)
 	/* every lock got its last callback queued: let them run */
 	flush_workqueue(ls->wq);
 	wait_event(ls->wait, !atomic_read(&ls->nr_lkbs));
+}
+
+/**
+ * rdlm_lockspace_destroy() - take a stopped lockspace down (step 2)
+ * @ls: lockspace after rdlm_lockspace_stop() and rdlm_fabric_ls_destroy()
+ *
+ * No verb of the lockspace is in flight any more: detach from the fabric,
+ * stop the timers, forget the slots. The memory goes with the last
+ * reference (rdlm_lockspace_put()).
+ *
+ * Context: process context, sleeps.
+ */
+void rdlm_lockspace_destroy(struct rdlm_lockspace *ls)
+{
+	u32 i;
+
 	rdlm_fabric_ls_set_ops(ls->fls, NULL, NULL);
 	hrtimer_cancel(&ls->home_timer);
 	for (i = 0; i < ls->eng.p.nr_reqs; i++)
@@ -721,7 +872,9 @@ EXPORT_SYMBOL_GPL(rdlm_lockspace_find);
  * @ls: lockspace
  *
  * The caller must have released or cancelled its locks first (a disabled
- * lockspace reports them lost and waits for their unlock).
+ * lockspace reports them lost and waits for their unlock). The last
+ * reference frees the lockspace from a work item, so this never sleeps and
+ * may be called from an ast.
  *
  * Context: any context but hard interrupts.
  */
@@ -763,10 +916,23 @@ void rdlm_lockspace_get_stats(struct rdlm_lockspace *ls,
 
 	spin_lock_bh(&ls->lock);
 	*st = ls->st;
+	st->lvbs = ls->nr_lvbs;
 	rdlm_ls_unlock(ls);
 	for (i = 0; i < RDLM_VERB_NR; i++)
 		st->verbs[i] += rdlm_stat_read(&ls->eng.stats.verbs[i]);
 	st->locks = atomic_read(&ls->nr_lkbs);
+}
+
+/**
+ * rdlm_lockspace_max_file_locks() - the lockspace's max_locks_per_file
+ * @ls: lockspace
+ *
+ * Return: how many locks (and unread completion events) one /dev/rdlm file
+ * may have in @ls.
+ */
+u32 rdlm_lockspace_max_file_locks(struct rdlm_lockspace *ls)
+{
+	return ls->max_locks_per_file;
 }
 
 /**
@@ -778,6 +944,28 @@ void rdlm_lockspace_get_stats(struct rdlm_lockspace *ls,
 const char *rdlm_lockspace_name(struct rdlm_lockspace *ls)
 {
 	return ls->name;
+}
+
+/* debugfs: what the engine says of its busy requests and its home side */
+static void rdlm_ls_dump_engine(struct rdlm_lockspace *ls, struct seq_file *m)
+{
+	const struct rdlm_engine_ops *ops = ls->eng.ops;
+	char buf[160];
+	u32 i;
+
+	if (!ops->describe)
+		return;
+	ops->describe(&ls->eng, NULL, buf, sizeof(buf));
+	seq_printf(m, "home %s\n", buf);
+	for (i = 0; i < ls->eng.p.nr_reqs; i++) {
+		struct rdlm_req *req = &ls->eng.reqs[i];
+
+		if (!req->busy)
+			continue;
+		ops->describe(&ls->eng, req, buf, sizeof(buf));
+		seq_printf(m, "req %u home %u slot %u mode %u %s\n", i,
+			   ls->members[req->node], req->slot, req->mode, buf);
+	}
 }
 
 static int rdlm_ls_debugfs_show(struct seq_file *m, void *unused)
@@ -793,22 +981,26 @@ static int rdlm_ls_debugfs_show(struct seq_file *m, void *unused)
 		   ls->name, ls->eng.ops->name, ls->members[ls->self]);
 	for (i = 0; i < ls->nr_members; i++)
 		seq_printf(m, " %u", ls->members[i]);
-	seq_printf(m, "\nrequests %llu grants %llu local_grants %llu fails %llu cancels %llu unlocks %llu basts %llu lost %llu lvb_invalidated %llu locks %llu\n",
+	seq_printf(m, "\nrequests %llu grants %llu local_grants %llu fails %llu cancels %llu unlocks %llu basts %llu lost %llu lvb_invalidated %llu lvb_lost %llu lvbs %llu lvb_evicted %llu locks %llu\n",
 		   st.requests, st.grants, st.local_grants, st.fails,
 		   st.cancels, st.unlocks, st.basts, st.lost,
-		   st.lvb_invalidated, st.locks);
+		   st.lvb_invalidated, st.lvb_lost, st.lvbs, st.lvb_evicted,
+		   st.locks);
 	seq_puts(m, "verbs");
 	for (i = 0; i < RDLM_VERB_NR; i++)
 		seq_printf(m, " %s %llu", verbs[i], st.verbs[i]);
-	seq_printf(m, "\nengine grants %llu fails %llu lost %llu resets %llu cas_failed %llu busy %llu stale %llu\n",
+	seq_printf(m, "\nengine grants %llu fails %llu lost %llu resets %llu cas_failed %llu busy %llu stale %llu recovers %llu fences %llu\n",
 		   rdlm_stat_read(&ls->eng.stats.grants),
 		   rdlm_stat_read(&ls->eng.stats.fails),
 		   rdlm_stat_read(&ls->eng.stats.lost),
 		   rdlm_stat_read(&ls->eng.stats.resets),
 		   rdlm_stat_read(&ls->eng.stats.cas_failed),
 		   rdlm_stat_read(&ls->eng.stats.busy),
-		   rdlm_stat_read(&ls->eng.stats.stale));
+		   rdlm_stat_read(&ls->eng.stats.stale),
+		   rdlm_stat_read(&ls->eng.stats.recovers),
+		   rdlm_stat_read(&ls->eng.stats.fences));
 	spin_lock_bh(&ls->lock);
+	rdlm_ls_dump_engine(ls, m);
 	rdlm_ls_dump_locks(ls, m);
 	rdlm_ls_unlock(ls);
 	return 0;

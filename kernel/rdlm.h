@@ -53,6 +53,10 @@ struct rdlm_lockspace;
  * @lost: locks lost (lease expired, member down)
  * @lvb_invalidated: as a home, LVBs marked invalid because their PW/EX
  *	holder's node went away, or its lock was broken, before writing back
+ * @lvbs: LVBs kept here as a home
+ * @lvb_evicted: as a home, LVBs dropped beyond max_lvbs
+ * @lvb_lost: LVB writes (unlock, down-conversion) that failed with -EIO:
+ *	the home did not confirm them
  * @verbs: verbs posted by this node's engine, by &enum rdlm_verb_kind
  * @locks: locks currently known (granted or waiting)
  */
@@ -66,6 +70,9 @@ struct rdlm_lockspace_stats {
 	u64 basts;
 	u64 lost;
 	u64 lvb_invalidated;
+	u64 lvb_lost;
+	u64 lvbs;
+	u64 lvb_evicted;
 	u64 verbs[RDLM_VERB_NR];
 	u64 locks;
 };
@@ -81,6 +88,11 @@ struct rdlm_lockspace_stats {
  * @nr_slots: lock words per member table
  * @local_grants_max: local takeovers of a held word before it is given
  *	back, so that remote waiters are not starved; 0 = no bound
+ * @max_locks: locks (granted or waiting) on this node, all users
+ * @max_locks_per_file: locks of one /dev/rdlm file, and its completion
+ *	events not read yet
+ * @max_lvbs: LVBs this node keeps as a home; the least recently used one
+ *	goes beyond that, and reads of its slot's names see it invalid
  * @uid: owner of the lockspace for /dev/rdlm users
  * @gid: group
  * @mode: permission bits (rw for owner, group, others) to join
@@ -94,6 +106,9 @@ struct rdlm_lockspace_cfg {
 	u32 members[RDLM_MAX_MEMBERS];
 	u32 nr_slots;
 	u32 local_grants_max;
+	u32 max_locks;
+	u32 max_locks_per_file;
+	u32 max_lvbs;
 	kuid_t uid;
 	kgid_t gid;
 	umode_t mode;
@@ -101,13 +116,17 @@ struct rdlm_lockspace_cfg {
 
 int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 			  struct rdlm_lockspace **lsp);
+void rdlm_lockspace_stop(struct rdlm_lockspace *ls);
 void rdlm_lockspace_destroy(struct rdlm_lockspace *ls);
+int rdlm_lockspace_init(void);
+void rdlm_lockspace_exit(void);
 
 /* 0 if the current task may join @ls (configfs uid/gid/mode), or -EPERM. */
 int rdlm_lockspace_may_join(struct rdlm_lockspace *ls);
 void rdlm_lockspace_get_stats(struct rdlm_lockspace *ls,
 			      struct rdlm_lockspace_stats *st);
 const char *rdlm_lockspace_name(struct rdlm_lockspace *ls);
+u32 rdlm_lockspace_max_file_locks(struct rdlm_lockspace *ls);
 
 /*
  * The fabric API, the lock manager's only way to the network.
@@ -118,9 +137,14 @@ const char *rdlm_lockspace_name(struct rdlm_lockspace *ls);
  * verb->node (itself included, through a loopback connection) and later
  * calls @done once with a struct rdlm_cqe: status 0 and, for FA, CAS and
  * READ, the word's original value; or a negative errno. Incoming SENDs and
- * WRITE_WITH_IMMs are handed to ops->recv as struct rdlm_rx. Both callbacks
+ * WRITE_WITH_IMMs are handed to ops->recv as struct rdlm_rx. All callbacks
  * may run in softirq context and must not sleep. ops->peer reports a member's
  * connection going up (tables known) or down (every verb to it failed).
+ *
+ * Teardown: rdlm_fabric_ls_quiesce() first (posts fail with -ESHUTDOWN from
+ * then on; every verb posted before has had its @done called; when it
+ * returns no done, recv or peer callback of the lockspace runs or will run),
+ * then free what the callbacks use, then rdlm_fabric_ls_destroy().
  */
 
 /**
@@ -170,6 +194,7 @@ typedef void (*rdlm_fabric_done_t)(void *ctx, const struct rdlm_cqe *cqe);
 
 int rdlm_fabric_ls_create(const struct rdlm_fabric_ls_cfg *cfg,
 			  struct rdlm_fabric_ls **lsp);
+void rdlm_fabric_ls_quiesce(struct rdlm_fabric_ls *ls);
 void rdlm_fabric_ls_destroy(struct rdlm_fabric_ls *ls);
 void rdlm_fabric_ls_set_ops(struct rdlm_fabric_ls *ls,
 			    const struct rdlm_fabric_ls_ops *ops, void *priv);

@@ -114,7 +114,10 @@ struct rdlm_join {
  * when granted, -EAGAIN (NOQUEUE, not grantable), -ETIMEDOUT, -EINTR (a
  * signal came first and the request was cancelled; a conversion leaves the
  * lock in its old mode, or in NL if RDLM_SBF_DEMOTED), -EDEADLK, -ENOLCK,
- * -ENOTCONN; @sb_flags is set either way. With RDLM_LKF_ASYNC it returns
+ * -ENOTCONN, -EIO (a down-conversion from PW/EX done, but the home did not
+ * confirm its LVB write: the LVB is invalid), -EAGAIN also when the
+ * lockspace's max_locks (this node) or max_locks_per_file (this file: locks
+ * and unread events) is reached; @sb_flags is set either way. With RDLM_LKF_ASYNC it returns
  * 0 once the request is queued, @lkid set; the completion is an event.
  */
 struct rdlm_lock_req {
@@ -144,7 +147,9 @@ struct rdlm_lock_req {
  *
  * Errors: -ENOENT (no such lock in this file), -EBUSY (unlock while a
  * request of the lock is waiting: cancel it first), -EALREADY (cancel with
- * nothing waiting, or the lock is being unlocked already).
+ * nothing waiting, or the lock is being unlocked already), -EIO (the lock
+ * is gone, but it released PW/EX and the home did not confirm the LVB
+ * write or the notice that nothing was written: the LVB is invalid).
  */
 struct rdlm_unlock_req {
 	__u32 size;
@@ -245,7 +250,8 @@ struct rdlm_ls_stats {
  * @type: RDLM_EV_*
  * @lkid: the lock
  * @status: completion: 0 (granted), -EAGAIN, -ETIMEDOUT, -RDLM_ECANCEL,
- *	-RDLM_EUNLOCK, -ENOLCK, ...
+ *	-RDLM_EUNLOCK, -ENOLCK, -ENOTCONN, -EDEADLK, -EIO (an unlock or
+ *	down-conversion whose LVB write the home did not confirm)
  * @mode: completion: the lock's mode now; blocking: the mode waited for
  * @sb_flags: completion: RDLM_SBF_*
  * @user: the lock's cookie (struct rdlm_lock_req.user)
