@@ -758,7 +758,7 @@ static bool errno_ok(int e)
 	case EINVAL: case EFAULT: case ENOTTY: case E2BIG: case ENOENT:
 	case EPERM: case ENOTCONN: case EISCONN: case EBUSY: case EALREADY:
 	case EAGAIN: case ETIMEDOUT: case EINTR: case ECANCELED: case ENOLCK:
-	case EDEADLK:
+	case EDEADLK: case EIO:
 		return true;
 	}
 	return false;

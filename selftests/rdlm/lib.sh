@@ -91,3 +91,83 @@ long_leases()
 			echo 1 >$CFS/lockspaces/$ls/enable || fail "$ls: lease"
 	done
 }
+
+# Faults, through the test cluster's hooks (tools/cluster/run's header): the
+# control files are in $RDLM_OUT, shared by the host and every node, so any
+# node can cut any pair or kill any node.
+cluster_hooks()
+{
+	[ -n "${RDLM_OUT:-}" ] && [ -d "$RDLM_OUT" ] ||
+		fail "fault hooks need the test cluster (RDLM_OUT is not set)"
+}
+
+# Wait (10 s at most) until the hub applies the rules file as it is now.
+hub_wait()
+{
+	local i
+
+	for ((i = 0; i < 100; i++)); do
+		cmp -s "$RDLM_OUT/hub.rules" "$RDLM_OUT/hub.rules.active" && return 0
+		sleep 0.1
+	done
+	fail "the hub did not apply $RDLM_OUT/hub.rules in 10 s"
+}
+
+# hub_cut A B: the hub stops forwarding frames between nodeA and nodeB, both
+# ways, without a word to either (their links stay up). In force on return.
+hub_cut()
+{
+	cluster_hooks
+	echo "cut $1 $2" >>"$RDLM_OUT/hub.rules" || fail "hub_cut $1 $2"
+	hub_wait
+}
+
+# hub_heal_pair A B: forward between nodeA and nodeB again (either order).
+hub_heal_pair()
+{
+	local tmp
+
+	cluster_hooks
+	tmp=$RDLM_OUT/hub.rules.${RDLM_NODE_ID:-x}.$$
+	# a new file renamed over the old: the hub never sees a half-written one
+	awk -v a="$1" -v b="$2" \
+	    '!($1 == "cut" && (($2 == a && $3 == b) || ($2 == b && $3 == a)))' \
+	    "$RDLM_OUT/hub.rules" >"$tmp" && mv "$tmp" "$RDLM_OUT/hub.rules" ||
+		fail "hub_heal_pair $1 $2"
+	hub_wait
+}
+
+# hub_heal: drop every rule, everyone is connected again.
+hub_heal()
+{
+	cluster_hooks
+	: >"$RDLM_OUT/hub.rules" || fail "hub_heal"
+	hub_wait
+}
+
+# kill_node N: power node N off hard (its QEMU gets SIGKILL: no shutdown,
+# no goodbye on the wire). Returns once node N is gone, fails after 30 s.
+# The run then counts node N as "killed", not as failed.
+kill_node()
+{
+	local i rc
+
+	cluster_hooks
+	: >"$RDLM_OUT/kill.node$1" || fail "kill_node $1"
+	for ((i = 0; i < 300; i++)); do
+		rc=$(cat "$RDLM_OUT/node$1.rc" 2>/dev/null || true)
+		[ "$rc" = killed ] && return 0
+		[ -n "$rc" ] && fail "kill_node $1: node$1 had already ended ($rc)"
+		sleep 0.1
+	done
+	fail "kill_node $1: node$1 still runs after 30 s"
+}
+
+# link_flap SECONDS: take this node's eth0 (and so rxe0's port) down for
+# SECONDS, then up again.
+link_flap()
+{
+	ip link set eth0 down || fail "link_flap: eth0 down"
+	sleep "$1"
+	ip link set eth0 up || fail "link_flap: eth0 up"
+}

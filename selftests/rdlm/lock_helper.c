@@ -11,6 +11,9 @@
  *        lock_helper lvb_set LS NAME VALUE
  *        lock_helper lvb_get LS NAME
  *        lock_helper lvb_hold LS NAME FILE
+ *        lock_helper fill LS PREFIX FILES
+ *        lock_helper evfill LS NAME
+ *        lock_helper wait LS NAME TIMEOUT_MS
  *
  * The first three expect NAME to be held elsewhere in a mode that blocks EX
  * (convert: held in PR, released once WAITING_FILE exists), check every
@@ -20,6 +23,14 @@
  * lock value block under EX; lvb_get prints "value V valid" or "value V
  * invalid" as a PR grant reads it (RDLM_SBF_VALNOTVALID); lvb_hold takes
  * NAME in EX with the LVB, touches FILE and waits to be killed.
+ *
+ * fill opens FILES descriptors and, on each in turn, makes asynchronous EX
+ * requests on new names PREFIX-<n> until one is refused, printing "file K:
+ * N locks, then ERRNO" per file (the caps of max_locks_per_file and
+ * max_locks). evfill makes asynchronous lock and unlock requests on NAME
+ * without reading their completions until one is refused, printing
+ * "N events, then ERRNO". wait makes one blocking EX request with
+ * TIMEOUT_MS and prints "status ERRNO after MS ms".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "librdlm.h"
@@ -154,7 +166,7 @@ static int errno_ok(int e)
 	switch (e) {
 	case 0: case EINVAL: case ENOENT: case EBUSY: case EALREADY:
 	case EAGAIN: case ETIMEDOUT: case EINTR: case ECANCELED: case ENOLCK:
-	case EDEADLK: case ENOTCONN:
+	case EDEADLK: case ENOTCONN: case EIO:
 		return 1;
 	}
 	return 0;
@@ -280,6 +292,107 @@ static int do_lvb(int fd, const char *cmd, const char *name, const char *arg)
 		pause();
 }
 
+static const char *errname(int e)
+{
+	switch (e) {
+	case 0: return "0";
+	case EAGAIN: return "EAGAIN";
+	case ENOMEM: return "ENOMEM";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case ENOTCONN: return "ENOTCONN";
+	case ENOLCK: return "ENOLCK";
+	case EINTR: return "EINTR";
+	case EIO: return "EIO";
+	default: return strerror(e);
+	}
+}
+
+/* the caps: requests of FILES descriptors until each is refused */
+static int do_fill(const char *ls, const char *prefix, int files)
+{
+	int fds[16], f, n, ret = 0;
+	char name[64];
+	uint32_t lkid;
+
+	if (files < 1 || files > 16)
+		return 2;
+	for (f = 0; f < files; f++) {
+		fds[f] = rdlm_open(ls, RDLM_OPEN_CLOEXEC);
+		if (fds[f] < 0) {
+			fprintf(stderr, "lock_helper: join %s: %s\n", ls,
+				strerror(-fds[f]));
+			return 1;
+		}
+		for (n = 0; n < 1000000; n++) {
+			snprintf(name, sizeof(name), "%s-%d-%d", prefix, f, n);
+			ret = rdlm_lock_async(fds[f], RDLM_LOCK_EX, name,
+					      strlen(name), 0, 0, n, &lkid);
+			if (ret)
+				break;
+		}
+		printf("file %d: %d locks, then %s\n", f + 1, n,
+		       errname(-ret));
+	}
+	fflush(stdout);
+	for (f = 0; f < files; f++)
+		rdlm_close(fds[f]);
+	return 0;
+}
+
+/* the event cap: lock and unlock without reading the completions */
+static int do_evfill(int fd, const char *name)
+{
+	struct rdlm_lock_info info;
+	int n = 0, ret, i;
+	uint32_t lkid;
+
+	for (;;) {
+		ret = rdlm_lock_async(fd, RDLM_LOCK_EX, name, strlen(name), 0,
+				      0, n, &lkid);
+		if (ret)
+			break;
+		n++;
+		/* granted at once on a free name: wait for it to be */
+		for (i = 0; i < 1000; i++) {
+			if (rdlm_lock_info(fd, lkid, &info) ||
+			    info.state == RDLM_LKS_GRANTED)
+				break;
+			usleep(1000);
+		}
+		ret = rdlm_unlock_async(fd, lkid, NULL);
+		if (ret)
+			break;
+		n++;
+		for (i = 0; i < 1000; i++) {
+			if (rdlm_lock_info(fd, lkid, &info) == -ENOENT)
+				break;
+			usleep(1000);
+		}
+	}
+	printf("%d events, then %s\n", n, errname(-ret));
+	return 0;
+}
+
+/* one blocking request with a timeout, timed */
+static int do_wait(int fd, const char *name, unsigned int timeout_ms)
+{
+	struct timespec a, b;
+	uint32_t lkid;
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	ret = rdlm_lock(fd, RDLM_LOCK_EX, name, strlen(name), 0, timeout_ms,
+			&lkid, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("status %s after %ld ms\n", errname(-ret),
+	       (long)((b.tv_sec - a.tv_sec) * 1000 +
+		      (b.tv_nsec - a.tv_nsec) / 1000000));
+	fflush(stdout);
+	if (!ret)
+		rdlm_unlock(fd, lkid, NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
@@ -294,6 +407,8 @@ int main(int argc, char **argv)
 		do_stress(argv[2], atol(argv[3]));
 		return failed;
 	}
+	if (!strcmp(argv[1], "fill") && argc == 5)
+		return do_fill(argv[2], argv[3], atoi(argv[4]));
 	fd = rdlm_open(argv[2], RDLM_OPEN_CLOEXEC);
 	if (fd < 0) {
 		fprintf(stderr, "lock_helper: join %s: %s\n", argv[2],
@@ -308,6 +423,10 @@ int main(int argc, char **argv)
 		do_convert(fd, argv[3], argv[4]);
 	else if (!strncmp(argv[1], "lvb_", 4))
 		return do_lvb(fd, argv[1], argv[3], argc > 4 ? argv[4] : "0");
+	else if (!strcmp(argv[1], "evfill"))
+		return do_evfill(fd, argv[3]);
+	else if (!strcmp(argv[1], "wait") && argc == 5)
+		return do_wait(fd, argv[3], atoi(argv[4]));
 	else
 		return 2;
 	rdlm_close(fd);

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fault_helper: the lock workload of the fault tests, through /dev/rdlm.
+ *
+ * usage: fault_helper count LS PREFIX NAMES SECS TIMEOUT_MS
+ *        fault_helper read LS PREFIX NAMES TIMEOUT_MS
+ *        fault_helper hold LS NAME FILE
+ *        fault_helper wait LS NAME TIMEOUT_MS
+ *
+ * count repeats for SECS seconds: take one of NAMES names (PREFIX0, ...)
+ * in EX with the LVB and a timeout of TIMEOUT_MS, add one to the counter
+ * in its LVB and unlock, writing it back. Failures are expected while a
+ * fault lasts; what must hold is that every call returns, and that an
+ * increment whose unlock succeeded reached the home. One line per name:
+ *
+ *   name N ok K werr W invalid I
+ *
+ * (K increments acknowledged, W unlocks that failed after writing the
+ * LVB: their increment may or may not have landed; I grants that said
+ * RDLM_SBF_VALNOTVALID), then one summary line:
+ *
+ *   calls C lockerr E max_lock_ms L max_unlock_ms U errors ERRNO:COUNT,...
+ *
+ * read takes every name in PR with the LVB and prints "name N value V
+ * valid|invalid"; it exits non-zero if any lock fails.
+ *
+ * hold takes NAME in EX, creates FILE and waits to be killed. wait asks
+ * for NAME in EX with a timeout, prints "status ERRNO ms T" (0 when
+ * granted; T the milliseconds the call took), unlocks and exits 0 if it
+ * was granted, 1 if not.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "librdlm.h"
+
+#define MAX_NAMES	16
+#define MAX_ERRNO	200
+
+static unsigned long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+/* librdlm's rdlm_lock() does not return the status block flags */
+static int lvb_lock(int fd, const char *name, int mode, unsigned int ms,
+		    uint32_t *lkid, uint64_t *value, uint32_t *sb_flags)
+{
+	struct rdlm_lock_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.size = sizeof(req);
+	req.mode = mode;
+	req.flags = RDLM_LKF_VALBLK;
+	req.timeout_ms = ms;
+	req.namelen = strlen(name);
+	memcpy(req.name, name, req.namelen);
+	if (ioctl(fd, RDLM_IOC_LOCK, &req))
+		return -errno;
+	*lkid = req.lkid;
+	memcpy(value, req.lvb, sizeof(*value));
+	*sb_flags = req.sb_flags;
+	return 0;
+}
+
+static int count(int fd, const char *prefix, int names, double secs,
+		 unsigned int ms)
+{
+	unsigned long ok[MAX_NAMES] = { 0 }, werr[MAX_NAMES] = { 0 };
+	unsigned long inval[MAX_NAMES] = { 0 }, errs[MAX_ERRNO] = { 0 };
+	unsigned long lerr[MAX_NAMES] = { 0 };
+	unsigned long long end = now_ms() + secs * 1000, t0, dt;
+	unsigned long long max_lock = 0, max_unlock = 0;
+	unsigned long calls = 0, lockerr = 0;
+	unsigned int seed = getpid();
+	char name[RDLM_NAME_MAX + 1];
+	uint8_t lvb[RDLM_LVB_MAX];
+	uint32_t lkid, sbf;
+	uint64_t v;
+	int n, ret, sep;
+
+	while (now_ms() < end) {
+		n = rand_r(&seed) % names;
+		snprintf(name, sizeof(name), "%s%d", prefix, n);
+		calls++;
+		t0 = now_ms();
+		ret = lvb_lock(fd, name, RDLM_LOCK_EX, ms, &lkid, &v, &sbf);
+		dt = now_ms() - t0;
+		if (dt > max_lock)
+			max_lock = dt;
+		if (ret) {
+			lockerr++;
+			lerr[n]++;
+			errs[-ret < MAX_ERRNO ? -ret : 0]++;
+			usleep(50000);	/* an unreachable home answers at once */
+			continue;
+		}
+		if (sbf & RDLM_SBF_VALNOTVALID)
+			inval[n]++;
+		v++;
+		memset(lvb, 0, sizeof(lvb));
+		memcpy(lvb, &v, sizeof(v));
+		t0 = now_ms();
+		ret = rdlm_unlock(fd, lkid, lvb);
+		dt = now_ms() - t0;
+		if (dt > max_unlock)
+			max_unlock = dt;
+		if (ret) {
+			werr[n]++;
+			errs[-ret < MAX_ERRNO ? -ret : 0]++;
+		} else {
+			ok[n]++;
+		}
+	}
+	for (n = 0; n < names; n++)
+		printf("name %d ok %lu werr %lu invalid %lu lerr %lu\n", n,
+		       ok[n], werr[n], inval[n], lerr[n]);
+	printf("calls %lu lockerr %lu max_lock_ms %llu max_unlock_ms %llu errors",
+	       calls, lockerr, max_lock, max_unlock);
+	for (n = 0, sep = ' '; n < MAX_ERRNO; n++) {
+		if (errs[n]) {
+			printf("%c%d:%lu", sep, n, errs[n]);
+			sep = ',';
+		}
+	}
+	printf("%s\n", sep == ' ' ? " none" : "");
+	return 0;
+}
+
+static int read_all(int fd, const char *prefix, int names, unsigned int ms)
+{
+	char name[RDLM_NAME_MAX + 1];
+	uint32_t lkid, sbf;
+	uint64_t v;
+	int n, ret, rc = 0;
+
+	for (n = 0; n < names; n++) {
+		snprintf(name, sizeof(name), "%s%d", prefix, n);
+		ret = lvb_lock(fd, name, RDLM_LOCK_PR, ms, &lkid, &v, &sbf);
+		if (ret) {
+			printf("name %d lock %s\n", n, strerror(-ret));
+			rc = 1;
+			continue;
+		}
+		printf("name %d value %llu %s\n", n, (unsigned long long)v,
+		       sbf & RDLM_SBF_VALNOTVALID ? "invalid" : "valid");
+		ret = rdlm_unlock(fd, lkid, NULL);
+		if (ret) {
+			printf("name %d unlock %s\n", n, strerror(-ret));
+			rc = 1;
+		}
+	}
+	return rc;
+}
+
+static int hold(int fd, const char *name, const char *file)
+{
+	uint32_t lkid, sbf;
+	uint64_t v;
+	FILE *f;
+	int ret;
+
+	ret = lvb_lock(fd, name, RDLM_LOCK_EX, 0, &lkid, &v, &sbf);
+	if (ret) {
+		fprintf(stderr, "fault_helper: hold %s: %s\n", name,
+			strerror(-ret));
+		return 1;
+	}
+	f = fopen(file, "w");
+	if (!f)
+		return 1;
+	fclose(f);
+	for (;;)
+		pause();
+}
+
+static int wait_lock(int fd, const char *name, unsigned int ms)
+{
+	unsigned long long t0 = now_ms();
+	uint32_t lkid, sbf;
+	uint64_t v;
+	int ret;
+
+	ret = lvb_lock(fd, name, RDLM_LOCK_EX, ms, &lkid, &v, &sbf);
+	printf("status %d ms %llu\n", -ret, now_ms() - t0);
+	fflush(stdout);
+	if (ret)
+		return 1;
+	return rdlm_unlock(fd, lkid, NULL) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	int is_count = argc == 7 && !strcmp(argv[1], "count");
+	int is_read = argc == 6 && !strcmp(argv[1], "read");
+	int is_hold = argc == 5 && !strcmp(argv[1], "hold");
+	int is_wait = argc == 5 && !strcmp(argv[1], "wait");
+	int fd, names = 1;
+
+	if (!is_count && !is_read && !is_hold && !is_wait) {
+		fprintf(stderr,
+			"usage: fault_helper count LS PREFIX NAMES SECS TIMEOUT_MS\n"
+			"       fault_helper read LS PREFIX NAMES TIMEOUT_MS\n"
+			"       fault_helper hold LS NAME FILE\n"
+			"       fault_helper wait LS NAME TIMEOUT_MS\n");
+		return 2;
+	}
+	if (is_count || is_read)
+		names = atoi(argv[4]);
+	if (names < 1 || names > MAX_NAMES ||
+	    strlen(argv[3]) > RDLM_NAME_MAX - 3) {
+		fprintf(stderr, "fault_helper: 1-%d names, short names\n",
+			MAX_NAMES);
+		return 2;
+	}
+	fd = rdlm_open(argv[2], RDLM_OPEN_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "fault_helper: join %s: %s\n", argv[2],
+			strerror(-fd));
+		return 1;
+	}
+	if (is_hold)
+		return hold(fd, argv[3], argv[4]);
+	if (is_wait)
+		return wait_lock(fd, argv[3], atoi(argv[4]));
+	if (is_read)
+		return read_all(fd, argv[3], names, atoi(argv[5]));
+	return count(fd, argv[3], names, atof(argv[5]), atoi(argv[6]));
+}
