@@ -117,6 +117,18 @@ static int rdlm_fill_name(struct rdlm_lock_req *req, const void *name,
 int rdlm_lock(int fd, int mode, const void *name, size_t namelen,
 	      uint32_t flags, uint32_t timeout_ms, uint32_t *lkid, void *lvb)
 {
+	return rdlm_lock_sb(fd, mode, name, namelen, flags, timeout_ms, lkid,
+			    lvb, NULL);
+}
+
+/*
+ * rdlm_lock(), and @sb_flags (if not NULL) receives the completion's
+ * RDLM_SBF_* flags, e.g. RDLM_SBF_VALNOTVALID: the LVB is not valid.
+ */
+int rdlm_lock_sb(int fd, int mode, const void *name, size_t namelen,
+		 uint32_t flags, uint32_t timeout_ms, uint32_t *lkid,
+		 void *lvb, uint32_t *sb_flags)
+{
 	struct rdlm_lock_req req;
 	int ret;
 
@@ -128,7 +140,10 @@ int rdlm_lock(int fd, int mode, const void *name, size_t namelen,
 	ret = rdlm_fill_name(&req, name, namelen);
 	if (ret)
 		return ret;
-	return rdlm_lock_call(fd, &req, lkid, lvb);
+	ret = rdlm_lock_call(fd, &req, lkid, lvb);
+	if (sb_flags)
+		*sb_flags = req.sb_flags;
+	return ret;
 }
 
 /*

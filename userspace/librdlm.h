@@ -41,6 +41,9 @@ int rdlm_abi_version(int fd);
 
 int rdlm_lock(int fd, int mode, const void *name, size_t namelen,
 	      uint32_t flags, uint32_t timeout_ms, uint32_t *lkid, void *lvb);
+int rdlm_lock_sb(int fd, int mode, const void *name, size_t namelen,
+		 uint32_t flags, uint32_t timeout_ms, uint32_t *lkid,
+		 void *lvb, uint32_t *sb_flags);
 int rdlm_lock_async(int fd, int mode, const void *name, size_t namelen,
 		    uint32_t flags, uint32_t timeout_ms, uint64_t user,
 		    uint32_t *lkid);

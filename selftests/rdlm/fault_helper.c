@@ -50,25 +50,18 @@ static unsigned long long now_ms(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
-/* librdlm's rdlm_lock() does not return the status block flags */
+/* EX or PR on @name with the LVB, whose first 8 bytes are @value */
 static int lvb_lock(int fd, const char *name, int mode, unsigned int ms,
 		    uint32_t *lkid, uint64_t *value, uint32_t *sb_flags)
 {
-	struct rdlm_lock_req req;
+	uint8_t lvb[RDLM_LVB_MAX];
+	int ret;
 
-	memset(&req, 0, sizeof(req));
-	req.size = sizeof(req);
-	req.mode = mode;
-	req.flags = RDLM_LKF_VALBLK;
-	req.timeout_ms = ms;
-	req.namelen = strlen(name);
-	memcpy(req.name, name, req.namelen);
-	if (ioctl(fd, RDLM_IOC_LOCK, &req))
-		return -errno;
-	*lkid = req.lkid;
-	memcpy(value, req.lvb, sizeof(*value));
-	*sb_flags = req.sb_flags;
-	return 0;
+	ret = rdlm_lock_sb(fd, mode, name, strlen(name), RDLM_LKF_VALBLK, ms,
+			   lkid, lvb, sb_flags);
+	if (!ret)
+		memcpy(value, lvb, sizeof(*value));
+	return ret;
 }
 
 static int count(int fd, const char *prefix, int names, double secs,

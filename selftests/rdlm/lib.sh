@@ -92,6 +92,15 @@ long_leases()
 	done
 }
 
+# local_node ID: configure this node alone as node ID (configfs nodes/self)
+local_node()
+{
+	mkdir $CFS/nodes/self &&
+		echo "$1" >$CFS/nodes/self/nodeid &&
+		echo "${RDLM_NODE_IP:-127.0.0.1}" >$CFS/nodes/self/address &&
+		echo 1 >$CFS/nodes/self/local || fail "configure this node"
+}
+
 # Faults, through the test cluster's hooks (tools/cluster/run's header): the
 # control files are in $RDLM_OUT, shared by the host and every node, so any
 # node can cut any pair or kill any node.

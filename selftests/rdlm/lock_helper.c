@@ -240,25 +240,18 @@ static void do_stress(const char *ls, long ops)
 	rdlm_close(fds[1]);
 }
 
-/* Take @name in @mode with the LVB, through the ioctl to see sb_flags. */
+/* Take @name in @mode with the LVB, whose first 8 bytes are @value. */
 static int lvb_lock(int fd, const char *name, int mode, uint32_t *lkid,
 		    uint64_t *value, uint32_t *sb_flags)
 {
-	struct rdlm_lock_req req;
+	uint8_t lvb[RDLM_LVB_MAX];
+	int ret;
 
-	memset(&req, 0, sizeof(req));
-	req.size = sizeof(req);
-	req.mode = mode;
-	req.flags = RDLM_LKF_VALBLK;
-	req.timeout_ms = 60000;
-	req.namelen = strlen(name);
-	memcpy(req.name, name, req.namelen);
-	if (ioctl(fd, RDLM_IOC_LOCK, &req))
-		return -errno;
-	*lkid = req.lkid;
-	memcpy(value, req.lvb, sizeof(*value));
-	*sb_flags = req.sb_flags;
-	return 0;
+	ret = rdlm_lock_sb(fd, mode, name, strlen(name), RDLM_LKF_VALBLK,
+			   60000, lkid, lvb, sb_flags);
+	if (!ret)
+		memcpy(value, lvb, sizeof(*value));
+	return ret;
 }
 
 static int do_lvb(int fd, const char *cmd, const char *name, const char *arg)

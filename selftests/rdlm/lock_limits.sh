@@ -37,10 +37,7 @@ nothing_left()
 rdlm_loaded && rdlm_unload
 kmsg_mark
 rdlm_load
-mkdir $CFS/nodes/self &&
-	echo "$ME" >$CFS/nodes/self/nodeid &&
-	echo "${RDLM_NODE_IP:-127.0.0.1}" >$CFS/nodes/self/address &&
-	echo 1 >$CFS/nodes/self/local || fail "configure this node"
+local_node "$ME"
 "$RDLMCTL" join $LS members="$ME" lease_us=2000000 \
 	max_locks_per_file=$PER_FILE max_locks=$MAX_LOCKS max_lvbs=$MAX_LVBS \
 	uid=$U gid=$G mode=0660 || fail "create $LS"

@@ -15,10 +15,7 @@ U=4242 G=4343
 rdlm_loaded && rdlm_unload
 kmsg_mark
 rdlm_load
-mkdir $CFS/nodes/self &&
-	echo "$ME" >$CFS/nodes/self/nodeid &&
-	echo "${RDLM_NODE_IP:-127.0.0.1}" >$CFS/nodes/self/address &&
-	echo 1 >$CFS/nodes/self/local || fail "configure this node"
+local_node "$ME"
 "$RDLMCTL" join $LS members="$ME" lease_us=2000000 || fail "create $LS"
 echo "wait $LS 60" >$DBG/selftest || fail "$LS not ready"
 # the user may open the device (group $G), the lockspace decides the rest

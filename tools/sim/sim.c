@@ -1060,6 +1060,17 @@ static int build_cdf(struct sim *s)
 	return 0;
 }
 
+/* A fault of a random node, at a random time, for about @len */
+static void push_fault(struct sim *s, enum ev_type begin, enum ev_type end,
+		       u64 len)
+{
+	u64 t = rnd(s) % s->cfg->fault_window;
+	u32 nd = rnd(s) % s->cfg->nodes;
+
+	ev_push(s, ev_new(s, begin, t, nd));
+	ev_push(s, ev_new(s, end, t + len / 2 + rnd(s) % (len + 1), nd));
+}
+
 /* SIM_DEBUG: what a stuck client waits for, and its word's home side */
 static void dump_stuck(struct sim *s, u32 nid, struct client *c)
 {
@@ -1146,26 +1157,10 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 			   rnd(s) % cfg->nodes);
 		ev_push(s, e);
 	}
-	for (i = 0; i < cfg->pauses; i++) {
-		u64 t = rnd(s) % cfg->fault_window;
-		u32 nd = rnd(s) % cfg->nodes;
-
-		e = ev_new(s, EV_PAUSE, t, nd);
-		ev_push(s, e);
-		e = ev_new(s, EV_RESUME, t + cfg->pause_len / 2 +
-			   rnd(s) % (cfg->pause_len + 1), nd);
-		ev_push(s, e);
-	}
-	for (i = 0; i < cfg->flaps; i++) {
-		u64 t = rnd(s) % cfg->fault_window;
-		u32 nd = rnd(s) % cfg->nodes;
-
-		e = ev_new(s, EV_LINK_DOWN, t, nd);
-		ev_push(s, e);
-		e = ev_new(s, EV_LINK_UP, t + cfg->flap_len / 2 +
-			   rnd(s) % (cfg->flap_len + 1), nd);
-		ev_push(s, e);
-	}
+	for (i = 0; i < cfg->pauses; i++)
+		push_fault(s, EV_PAUSE, EV_RESUME, cfg->pause_len);
+	for (i = 0; i < cfg->flaps; i++)
+		push_fault(s, EV_LINK_DOWN, EV_LINK_UP, cfg->flap_len);
 	while ((e = ev_pop(s))) {
 		s->now = e->t;
 		res->events++;
