@@ -1119,10 +1119,11 @@ static struct rdlm_device *rdlm_id_dev(struct rdma_cm_id *cm_id)
  * the cm_id (no handler runs afterwards), free the CQ, receive buffers and
  * MRs, and fail what was queued or waits for a result.
  *
- * While the link is down, an established cm_id is parked instead of
- * destroyed when @may_park: destroying it sends a DREQ, disconnecting too,
- * and a CM send that fails on a down link breaks rxe's QP1 for good (see
- * rdlm_dev_cm_risk()). An established cm_id sends nothing on its own; a
+ * While the link is down, an established cm_id (and its drained QP) is
+ * parked instead of destroyed when @may_park: destroying it sends a DREQ,
+ * disconnecting too, and a CM send that fails on a down link breaks rxe's
+ * QP1 for good (see rdlm_dev_cm_risk()). An established cm_id sends
+ * nothing on its own; a
  * parked one is destroyed once the link is back, and its handler meanwhile
  * only records events. Returns with conn->cm_id set if it was parked.
  */
@@ -1155,8 +1156,20 @@ static void rdlm_conn_stop(struct rdlm_conn *conn, bool may_park)
 	}
 	if (cm_id && !down && conn->dev)
 		rdma_disconnect(cm_id);
-	if (conn->dev)
+	if (cm_id && down && may_park) {
+		/*
+		 * Parked with its QP: rxe (6.1) keeps references to a QP
+		 * that sent while the link was down, and destroying it waits
+		 * 50 s for them (then warns). The drain completes what was
+		 * posted; the rest goes once the link is back.
+		 */
+		if (conn->qp && conn->qp_used) {
+			ib_drain_qp(conn->qp);
+			conn->qp_used = false;
+		}
+	} else if (conn->dev) {
 		rdlm_conn_free_ib(conn, cm_id);
+	}
 	if (cm_id && down && may_park) {
 		/* parked: rdlm_conn_link_event() brings it back here */
 	} else if (cm_id) {

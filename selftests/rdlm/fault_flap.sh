@@ -31,6 +31,7 @@ NAMES=4
 TIMEOUT_MS=5000
 LATE_MS=$((TIMEOUT_MS + 15000))	# a lock call past this did not honour its timeout
 UNLOCK_MS=30000			# an unlock past this waited on a dead link
+READ_MS=200000			# two of long_leases' leases, and slack
 TMP=$(mktemp -d)
 FLAPPER=2
 
@@ -81,7 +82,9 @@ for flap in $FLAPS; do
 	if [ "$ME" = $FLAPPER ]; then
 		sleep 10
 		link_flap "$flap"
-		date +%s.%N >"$RDLM_OUT/flap.$flap.up"
+		# renamed into place: a poller never reads it half written
+		date +%s.%N >"$RDLM_OUT/flap.$flap.up.tmp" &&
+			mv "$RDLM_OUT/flap.$flap.up.tmp" "$RDLM_OUT/flap.$flap.up"
 	fi
 	# how long after link-up this node has every lockspace ready again
 	(
@@ -112,8 +115,15 @@ for flap in $FLAPS; do
 	barrier flap-$flap-counted 600
 
 	# the flapped node works again, and so does everybody with its names
+	# (on the bakery within two leases: tickets of requests the flap
+	# failed are skipped by a lease reset)
+	declare -A readers
 	for ls in $LSS; do
-		"$HELPER" read "$ls" "$prefix" $NAMES 120000 >"$TMP/$ls.$flap.read" ||
+		"$HELPER" read "$ls" "$prefix" $NAMES $READ_MS >"$TMP/$ls.$flap.read" &
+		readers[$ls]=$!
+	done
+	for ls in $LSS; do
+		wait ${readers[$ls]} ||
 			fail "$ls: lock after the flap: $(cat "$TMP/$ls.$flap.read")"
 	done
 	if [ "$ME" = 1 ]; then
