@@ -11,7 +11,7 @@ REPO=${RDLM_REPO:-$(cd ../../.. && pwd)}
 ME=${RDLM_NODE_ID:-1}
 LS=chardev-test
 
-rdlm_loaded && rdlm_unload
+rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 local_node "$ME"

@@ -490,9 +490,12 @@ TEST_F(ls, modes_and_conversions)
 	memcpy(r.lvb, "value-block-1", 13);
 	ASSERT_EQ(0, ioctl(self->fd, RDLM_IOC_LOCK, &r));
 	EXPECT_EQ(0, r.status);
-	/* NL blocks nobody: the other file reads what was written */
-	lock_req_init(&r, RDLM_LOCK_EX, self->res, RDLM_LKF_VALBLK |
-		      RDLM_LKF_NOQUEUE);
+	/*
+	 * NL blocks nobody: the other file reads what was written (with a
+	 * timeout, not NOQUEUE: this node may still be giving the word back)
+	 */
+	lock_req_init(&r, RDLM_LOCK_EX, self->res, RDLM_LKF_VALBLK);
+	r.timeout_ms = 30000;
 	ASSERT_EQ(0, ioctl(self->fd2, RDLM_IOC_LOCK, &r));
 	c = r.lkid;
 	EXPECT_EQ(0, memcmp(r.lvb, "value-block-1", 13));

@@ -4,7 +4,7 @@
 # directories take valid node ids and refuse junk without changing state.
 . ./lib.sh
 require_root
-rdlm_loaded && rdlm_unload
+rdlm_loaded && rdlm_reset
 kmsg_mark
 
 [ -e $CFS ] && fail "$CFS exists without the module"

@@ -5,7 +5,7 @@
 # changes of what it depends on; enable refuses an incomplete cluster.
 . ./lib.sh
 require_root
-rdlm_loaded && rdlm_unload
+rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 ip=$(ip -4 -o addr show dev eth0 2>/dev/null | awk '{print $4}' | cut -d/ -f1)

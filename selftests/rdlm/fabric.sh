@@ -22,7 +22,7 @@ verbs()
 			s = 0; for (i = 4; i <= NF; i++) s += $i; print $2, s }' $DBG/peers
 }
 
-rdlm_loaded && rdlm_unload
+rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 "$CONFIGURE" up || fail "configure"

@@ -15,7 +15,7 @@
 require_root
 need_cluster 3
 fabric_test failover
-rdlm_loaded && rdlm_unload
+rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 echo 500 >/sys/module/rdlm/parameters/heartbeat_ms

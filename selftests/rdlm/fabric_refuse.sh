@@ -7,7 +7,7 @@
 . ./fabric_lib.sh
 require_root
 need_cluster 3
-rdlm_loaded && rdlm_unload
+rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 conf=$(mktemp)

@@ -25,7 +25,7 @@ LSS=${RDLM_CHURN_LS:-$(awk '$1 == "lockspace" && $2 ~ /^lk-/ { print $2 }' \
 CHURNER=2
 TMP=$(mktemp -d)
 
-rdlm_loaded && rdlm_unload
+rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 "$CONFIGURE" up || fail "configure"

@@ -72,7 +72,7 @@ gone_within()
 	return 1
 }
 
-rdlm_loaded && rdlm_unload
+rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 "$CONFIGURE" up || fail "configure"

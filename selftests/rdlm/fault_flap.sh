@@ -50,7 +50,7 @@ flap_cleanup()
 }
 trap flap_cleanup EXIT
 
-rdlm_loaded && rdlm_unload
+rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 "$CONFIGURE" up || fail "configure"

@@ -34,6 +34,25 @@ rdlm_unload()
 	rmmod rdlm || fail "rmmod rdlm"
 }
 
+# Unload what an earlier test left behind, configured or not (a failed test
+# may leave lockspaces and nodes in configfs, which pin the module): each
+# test starts from nothing, whatever the one before it did.
+rdlm_reset()
+{
+	local d
+
+	for d in "$CFS"/lockspaces/*/; do
+		[ -d "$d" ] || continue
+		echo 0 >"$d/enable" 2>/dev/null
+		rmdir "$d" 2>/dev/null
+	done
+	for d in "$CFS"/nodes/*/; do
+		[ -d "$d" ] && rmdir "$d" 2>/dev/null
+	done
+	grep -q "^rdlm_torture " /proc/modules && rmmod rdlm_torture
+	rdlm_unload
+}
+
 # Mark the kernel log, so that kmsg_check looks only at what came after.
 kmsg_mark()
 {

@@ -52,7 +52,7 @@ sync_nodes()
 	fail "barrier $1: $n of $NODES nodes after 900 s"
 }
 
-rdlm_loaded && rdlm_unload
+rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 "$CONFIGURE" up || fail "configure"

@@ -34,7 +34,7 @@ nothing_left()
 	fail "left behind after $1: $(cat $DBG/dev) / $(grep locks $DBG/ls/$LS)"
 }
 
-rdlm_loaded && rdlm_unload
+rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 local_node "$ME"

@@ -17,7 +17,7 @@ need_cluster 2
 fabric_test lock_lvb
 LSS=${LVB_LS:-lk-bakery lk-central lk-bakery-cpu}
 
-rdlm_loaded && rdlm_unload
+rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 "$CONFIGURE" up || fail "configure"

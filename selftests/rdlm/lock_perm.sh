@@ -12,7 +12,7 @@ ME=${RDLM_NODE_ID:-1}
 LS=perm-test
 U=4242 G=4343
 
-rdlm_loaded && rdlm_unload
+rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 local_node "$ME"

@@ -30,7 +30,7 @@ lockspaces=${TORTURE_LS:-$(sed -n 's/^lockspace \(lk-[^[:space:]]*\).*/\1/p' \
 # on failure, unload the torture module first so that rdlm can go too
 trap 'rc=$?; rmmod rdlm_torture 2>/dev/null; (exit $rc); fabric_cleanup' EXIT
 
-rdlm_loaded && rdlm_unload
+rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 "$CONFIGURE" up || fail "configure"

@@ -5,7 +5,7 @@
 # kernel log stays clean.
 . ./lib.sh
 require_root
-rdlm_loaded && rdlm_unload
+rdlm_loaded && rdlm_reset
 kmsg_mark
 
 for i in 1 2 3; do
