@@ -1085,10 +1085,9 @@ static void rdlm_conn_forget_remote(struct rdlm_conn *conn)
 }
 
 /* Fail what waits for a send queue slot, a credit or a CPU-atomic result. */
-static void rdlm_conn_fail_waiting(struct rdlm_conn *conn)
+/* Fail what was queued and never posted (no new work is queued then). */
+static void rdlm_conn_fail_backlog(struct rdlm_conn *conn)
 {
-	unsigned long tag;
-	struct rdlm_op *op;
 	LIST_HEAD(failed);
 
 	spin_lock_bh(&conn->lock);
@@ -1096,6 +1095,14 @@ static void rdlm_conn_fail_waiting(struct rdlm_conn *conn)
 	conn->backlog_len = 0;
 	spin_unlock_bh(&conn->lock);
 	rdlm_fail_list(&failed, -ECONNRESET);
+}
+
+static void rdlm_conn_fail_waiting(struct rdlm_conn *conn)
+{
+	unsigned long tag;
+	struct rdlm_op *op;
+
+	rdlm_conn_fail_backlog(conn);
 	xa_for_each(&conn->pending, tag, op) {
 		if (xa_erase_bh(&conn->pending, tag) == op) {
 			rdlm_op_complete(op, -ECONNRESET, 0);
@@ -1156,6 +1163,8 @@ static void rdlm_conn_stop(struct rdlm_conn *conn, bool may_park)
 	}
 	if (cm_id && !down && conn->dev)
 		rdma_disconnect(cm_id);
+	/* queued REG_MRs refer to exports, which go with the QP below */
+	rdlm_conn_fail_backlog(conn);
 	if (cm_id && down && may_park) {
 		/*
 		 * Parked with its QP: rxe (6.1) keeps references to a QP
