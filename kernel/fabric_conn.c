@@ -1121,18 +1121,19 @@ static struct rdlm_device *rdlm_id_dev(struct rdma_cm_id *cm_id)
 
 /*
  * Release a connection's QP and fail its work, in the order nvme-rdma
- * uses: disconnect (the DREQ moves the QP to the error state), drain the
- * QP so that every posted work request has completed, destroy the QP, then
- * the cm_id (no handler runs afterwards), free the CQ, receive buffers and
- * MRs, and fail what was queued or waits for a result.
+ * uses: disconnect (the DREQ moves the QP to the error state), fail what
+ * was queued and never posted, drain the QP so that every posted work
+ * request has completed, destroy the QP, then the cm_id (no handler runs
+ * afterwards), free the CQ, receive buffers and MRs, and fail what waits
+ * for a reply.
  *
  * While the link is down, an established cm_id (and its drained QP) is
  * parked instead of destroyed when @may_park: destroying it sends a DREQ,
  * disconnecting too, and a CM send that fails on a down link breaks rxe's
  * QP1 for good (see rdlm_dev_cm_risk()). An established cm_id sends
- * nothing on its own; a
- * parked one is destroyed once the link is back, and its handler meanwhile
- * only records events. Returns with conn->cm_id set if it was parked.
+ * nothing on its own; a parked one is destroyed once the link is back, and
+ * its handler meanwhile only records events. Returns with conn->cm_id set
+ * if it was parked.
  */
 static void rdlm_conn_stop(struct rdlm_conn *conn, bool may_park)
 {
