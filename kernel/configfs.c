@@ -63,7 +63,7 @@ struct rdlm_node {
 	unsigned int users;	/* enabled lockspaces relying on this node */
 };
 
-struct rdlm_ls {
+struct rdlm_cfg_ls {
 	struct config_item item;
 	u32 members[RDLM_MAX_MEMBERS];
 	u32 nr_members;
@@ -105,9 +105,9 @@ static struct rdlm_node *to_rdlm_node(struct config_item *item)
 	return container_of(item, struct rdlm_node, item);
 }
 
-static struct rdlm_ls *to_rdlm_ls(struct config_item *item)
+static struct rdlm_cfg_ls *to_rdlm_cfg_ls(struct config_item *item)
 {
-	return container_of(item, struct rdlm_ls, item);
+	return container_of(item, struct rdlm_cfg_ls, item);
 }
 
 #define cfg_reject(item, fmt, ...) \
@@ -384,7 +384,7 @@ static const struct config_item_type rdlm_nodes_type = {
 
 /* ---- lockspaces ----------------------------------------------------- */
 
-static int rdlm_ls_writable(struct rdlm_ls *ls)
+static int rdlm_cfg_ls_writable(struct rdlm_cfg_ls *ls)
 {
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
@@ -396,28 +396,29 @@ static int rdlm_ls_writable(struct rdlm_ls *ls)
 }
 
 /* A numeric lockspace parameter: where it lives and its range. */
-struct rdlm_ls_param {
+struct rdlm_cfg_ls_param {
 	size_t off;
 	u32 min;
 	u32 max;
 };
 
-static ssize_t rdlm_ls_u32_show(struct config_item *item, char *page,
-				const struct rdlm_ls_param *p)
+static ssize_t rdlm_cfg_ls_u32_show(struct config_item *item, char *page,
+				    const struct rdlm_cfg_ls_param *p)
 {
 	return sysfs_emit(page, "%u\n",
-			  *(u32 *)((char *)to_rdlm_ls(item) + p->off));
+			  *(u32 *)((char *)to_rdlm_cfg_ls(item) + p->off));
 }
 
-static ssize_t rdlm_ls_u32_store(struct config_item *item, const char *page,
-				 size_t len, const struct rdlm_ls_param *p)
+static ssize_t rdlm_cfg_ls_u32_store(struct config_item *item,
+				     const char *page, size_t len,
+				     const struct rdlm_cfg_ls_param *p)
 {
-	struct rdlm_ls *ls = to_rdlm_ls(item);
+	struct rdlm_cfg_ls *ls = to_rdlm_cfg_ls(item);
 	u32 v;
 	int ret;
 
 	mutex_lock(&rdlm_cfg_mutex);
-	ret = rdlm_ls_writable(ls);
+	ret = rdlm_cfg_ls_writable(ls);
 	if (!ret)
 		ret = rdlm_cfg_u32(item, page, len, p->min, p->max, &v);
 	if (!ret)
@@ -427,19 +428,19 @@ static ssize_t rdlm_ls_u32_store(struct config_item *item, const char *page,
 }
 
 #define RDLM_LS_U32_ATTR(field, min, max)				\
-static const struct rdlm_ls_param rdlm_ls_##field##_param = {		\
-	offsetof(struct rdlm_ls, field), min, max			\
+static const struct rdlm_cfg_ls_param rdlm_cfg_ls_##field##_param = {		\
+	offsetof(struct rdlm_cfg_ls, field), min, max			\
 };									\
-static ssize_t rdlm_ls_##field##_show(struct config_item *item,	\
+static ssize_t rdlm_cfg_ls_##field##_show(struct config_item *item,	\
 				      char *page)			\
 {									\
-	return rdlm_ls_u32_show(item, page, &rdlm_ls_##field##_param);	\
+	return rdlm_cfg_ls_u32_show(item, page, &rdlm_cfg_ls_##field##_param);	\
 }									\
-static ssize_t rdlm_ls_##field##_store(struct config_item *item,	\
+static ssize_t rdlm_cfg_ls_##field##_store(struct config_item *item,	\
 				       const char *page, size_t len)	\
 {									\
-	return rdlm_ls_u32_store(item, page, len,			\
-				 &rdlm_ls_##field##_param);		\
+	return rdlm_cfg_ls_u32_store(item, page, len,			\
+				 &rdlm_cfg_ls_##field##_param);		\
 }
 
 RDLM_LS_U32_ATTR(table_size, 1, RDLM_MAX_SLOTS)
@@ -457,38 +458,38 @@ RDLM_LS_U32_ATTR(max_locks_per_file, 1, 1U << 24)
 RDLM_LS_U32_ATTR(max_lvbs, 1, 1U << 24)
 RDLM_LS_U32_ATTR(uid, 0, U32_MAX - 1)
 RDLM_LS_U32_ATTR(gid, 0, U32_MAX - 1)
-CONFIGFS_ATTR(rdlm_ls_, table_size);
-CONFIGFS_ATTR(rdlm_ls_, mailbox_slots);
-CONFIGFS_ATTR(rdlm_ls_, lease_us);
-CONFIGFS_ATTR(rdlm_ls_, omega_ns);
-CONFIGFS_ATTR(rdlm_ls_, backoff_r_us);
-CONFIGFS_ATTR(rdlm_ls_, backoff_l_us);
-CONFIGFS_ATTR(rdlm_ls_, kmax);
-CONFIGFS_ATTR(rdlm_ls_, update_locks);
-CONFIGFS_ATTR(rdlm_ls_, nr_reqs);
-CONFIGFS_ATTR(rdlm_ls_, local_grants_max);
-CONFIGFS_ATTR(rdlm_ls_, max_locks);
-CONFIGFS_ATTR(rdlm_ls_, max_locks_per_file);
-CONFIGFS_ATTR(rdlm_ls_, max_lvbs);
-CONFIGFS_ATTR(rdlm_ls_, uid);
-CONFIGFS_ATTR(rdlm_ls_, gid);
+CONFIGFS_ATTR(rdlm_cfg_ls_, table_size);
+CONFIGFS_ATTR(rdlm_cfg_ls_, mailbox_slots);
+CONFIGFS_ATTR(rdlm_cfg_ls_, lease_us);
+CONFIGFS_ATTR(rdlm_cfg_ls_, omega_ns);
+CONFIGFS_ATTR(rdlm_cfg_ls_, backoff_r_us);
+CONFIGFS_ATTR(rdlm_cfg_ls_, backoff_l_us);
+CONFIGFS_ATTR(rdlm_cfg_ls_, kmax);
+CONFIGFS_ATTR(rdlm_cfg_ls_, update_locks);
+CONFIGFS_ATTR(rdlm_cfg_ls_, nr_reqs);
+CONFIGFS_ATTR(rdlm_cfg_ls_, local_grants_max);
+CONFIGFS_ATTR(rdlm_cfg_ls_, max_locks);
+CONFIGFS_ATTR(rdlm_cfg_ls_, max_locks_per_file);
+CONFIGFS_ATTR(rdlm_cfg_ls_, max_lvbs);
+CONFIGFS_ATTR(rdlm_cfg_ls_, uid);
+CONFIGFS_ATTR(rdlm_cfg_ls_, gid);
 
 /* Permission bits, octal as chmod takes them; only rw bits mean anything. */
-static ssize_t rdlm_ls_mode_show(struct config_item *item, char *page)
+static ssize_t rdlm_cfg_ls_mode_show(struct config_item *item, char *page)
 {
-	return sysfs_emit(page, "%04o\n", to_rdlm_ls(item)->mode);
+	return sysfs_emit(page, "%04o\n", to_rdlm_cfg_ls(item)->mode);
 }
 
-static ssize_t rdlm_ls_mode_store(struct config_item *item, const char *page,
-				  size_t len)
+static ssize_t rdlm_cfg_ls_mode_store(struct config_item *item, const char *page,
+				      size_t len)
 {
-	struct rdlm_ls *ls = to_rdlm_ls(item);
+	struct rdlm_cfg_ls *ls = to_rdlm_cfg_ls(item);
 	char buf[16];
 	unsigned int v;
 	int ret;
 
 	mutex_lock(&rdlm_cfg_mutex);
-	ret = rdlm_ls_writable(ls);
+	ret = rdlm_cfg_ls_writable(ls);
 	if (!ret)
 		ret = rdlm_cfg_string(item, page, len, buf, sizeof(buf));
 	if (!ret && (kstrtouint(buf, 8, &v) || v > 0777)) {
@@ -500,11 +501,11 @@ static ssize_t rdlm_ls_mode_store(struct config_item *item, const char *page,
 	mutex_unlock(&rdlm_cfg_mutex);
 	return ret ? ret : len;
 }
-CONFIGFS_ATTR(rdlm_ls_, mode);
+CONFIGFS_ATTR(rdlm_cfg_ls_, mode);
 
-static ssize_t rdlm_ls_members_show(struct config_item *item, char *page)
+static ssize_t rdlm_cfg_ls_members_show(struct config_item *item, char *page)
 {
-	struct rdlm_ls *ls = to_rdlm_ls(item);
+	struct rdlm_cfg_ls *ls = to_rdlm_cfg_ls(item);
 	ssize_t n = 0;
 	u32 i;
 
@@ -517,8 +518,8 @@ static ssize_t rdlm_ls_members_show(struct config_item *item, char *page)
 	return n;
 }
 
-static int rdlm_ls_parse_members(struct config_item *item, char *buf,
-				 u32 *members, u32 *nr)
+static int rdlm_cfg_ls_parse_members(struct config_item *item, char *buf,
+				     u32 *members, u32 *nr)
 {
 	char *tok, *p = buf;
 	u32 id, i, n = 0;
@@ -551,10 +552,10 @@ static int rdlm_ls_parse_members(struct config_item *item, char *buf,
 	return 0;
 }
 
-static ssize_t rdlm_ls_members_store(struct config_item *item,
-				     const char *page, size_t len)
+static ssize_t rdlm_cfg_ls_members_store(struct config_item *item,
+					 const char *page, size_t len)
 {
-	struct rdlm_ls *ls = to_rdlm_ls(item);
+	struct rdlm_cfg_ls *ls = to_rdlm_cfg_ls(item);
 	u32 members[RDLM_MAX_MEMBERS], nr;
 	char *buf;
 	int ret;
@@ -563,11 +564,11 @@ static ssize_t rdlm_ls_members_store(struct config_item *item,
 	if (!buf)
 		return -ENOMEM;
 	mutex_lock(&rdlm_cfg_mutex);
-	ret = rdlm_ls_writable(ls);
+	ret = rdlm_cfg_ls_writable(ls);
 	if (!ret)
 		ret = rdlm_cfg_string(item, page, len, buf, PAGE_SIZE);
 	if (!ret)
-		ret = rdlm_ls_parse_members(item, buf, members, &nr);
+		ret = rdlm_cfg_ls_parse_members(item, buf, members, &nr);
 	if (!ret) {
 		memcpy(ls->members, members, nr * sizeof(members[0]));
 		ls->nr_members = nr;
@@ -577,19 +578,19 @@ static ssize_t rdlm_ls_members_store(struct config_item *item,
 	return ret ? ret : len;
 }
 
-static ssize_t rdlm_ls_engine_show(struct config_item *item, char *page)
+static ssize_t rdlm_cfg_ls_engine_show(struct config_item *item, char *page)
 {
-	return sysfs_emit(page, "%s\n", to_rdlm_ls(item)->engine);
+	return sysfs_emit(page, "%s\n", to_rdlm_cfg_ls(item)->engine);
 }
 
-static ssize_t rdlm_ls_engine_store(struct config_item *item,
-				    const char *page, size_t len)
+static ssize_t rdlm_cfg_ls_engine_store(struct config_item *item,
+					const char *page, size_t len)
 {
-	struct rdlm_ls *ls = to_rdlm_ls(item);
+	struct rdlm_cfg_ls *ls = to_rdlm_cfg_ls(item);
 	int ret;
 
 	mutex_lock(&rdlm_cfg_mutex);
-	ret = rdlm_ls_writable(ls);
+	ret = rdlm_cfg_ls_writable(ls);
 	if (!ret)
 		ret = rdlm_cfg_pick(item, page, len, rdlm_engine_names,
 				    ARRAY_SIZE(rdlm_engine_names));
@@ -599,20 +600,20 @@ static ssize_t rdlm_ls_engine_store(struct config_item *item,
 	return ret < 0 ? ret : len;
 }
 
-static ssize_t rdlm_ls_atomic_mode_show(struct config_item *item, char *page)
+static ssize_t rdlm_cfg_ls_atomic_mode_show(struct config_item *item, char *page)
 {
 	return sysfs_emit(page, "%s\n",
-			  rdlm_atomic_names[to_rdlm_ls(item)->atomic_mode]);
+			  rdlm_atomic_names[to_rdlm_cfg_ls(item)->atomic_mode]);
 }
 
-static ssize_t rdlm_ls_atomic_mode_store(struct config_item *item,
-					 const char *page, size_t len)
+static ssize_t rdlm_cfg_ls_atomic_mode_store(struct config_item *item,
+					     const char *page, size_t len)
 {
-	struct rdlm_ls *ls = to_rdlm_ls(item);
+	struct rdlm_cfg_ls *ls = to_rdlm_cfg_ls(item);
 	int ret;
 
 	mutex_lock(&rdlm_cfg_mutex);
-	ret = rdlm_ls_writable(ls);
+	ret = rdlm_cfg_ls_writable(ls);
 	if (!ret)
 		ret = rdlm_cfg_pick(item, page, len, rdlm_atomic_names,
 				    ARRAY_SIZE(rdlm_atomic_names));
@@ -633,14 +634,14 @@ static int rdlm_node_sockaddr(struct rdlm_node *node,
 				    &cfg->addr);
 }
 
-static void rdlm_ls_unpin(struct rdlm_ls *ls)
+static void rdlm_cfg_ls_unpin(struct rdlm_cfg_ls *ls)
 {
 	while (ls->nr_pinned)
 		ls->pinned[--ls->nr_pinned]->users--;
 }
 
 /* Put the lock manager with its engine on the enabled fabric lockspace. */
-static int rdlm_ls_enable_lm(struct rdlm_ls *ls, u32 local)
+static int rdlm_cfg_ls_enable_lm(struct rdlm_cfg_ls *ls, u32 local)
 {
 	struct rdlm_lockspace_cfg *lc;
 	struct rdlm_engine_params *p;
@@ -691,7 +692,7 @@ static int rdlm_ls_enable_lm(struct rdlm_ls *ls, u32 local)
 }
 
 /* Check that every node the lockspace names exists, then bring it up. */
-static int rdlm_ls_enable(struct rdlm_ls *ls)
+static int rdlm_cfg_ls_enable(struct rdlm_cfg_ls *ls)
 {
 	struct config_item *item = &ls->item;
 	struct rdlm_fabric_ls_cfg *cfg;
@@ -744,7 +745,7 @@ static int rdlm_ls_enable(struct rdlm_ls *ls)
 		cfg_reject(item, "cannot enable: %d", ret);
 		goto out;
 	}
-	ret = rdlm_ls_enable_lm(ls, local->nodeid);
+	ret = rdlm_cfg_ls_enable_lm(ls, local->nodeid);
 	if (ret) {
 		rdlm_fabric_ls_destroy(ls->fls);
 		ls->fls = NULL;
@@ -760,7 +761,7 @@ out:
 	return ret;
 }
 
-static void rdlm_ls_disable(struct rdlm_ls *ls)
+static void rdlm_cfg_ls_disable(struct rdlm_cfg_ls *ls)
 {
 	if (!ls->fls)
 		return;
@@ -774,18 +775,18 @@ static void rdlm_ls_disable(struct rdlm_ls *ls)
 	ls->fls = NULL;
 	rdlm_lockspace_destroy(ls->lm);
 	ls->lm = NULL;
-	rdlm_ls_unpin(ls);
+	rdlm_cfg_ls_unpin(ls);
 }
 
-static ssize_t rdlm_ls_enable_show(struct config_item *item, char *page)
+static ssize_t rdlm_cfg_ls_enable_show(struct config_item *item, char *page)
 {
-	return sysfs_emit(page, "%d\n", !!to_rdlm_ls(item)->fls);
+	return sysfs_emit(page, "%d\n", !!to_rdlm_cfg_ls(item)->fls);
 }
 
-static ssize_t rdlm_ls_enable_store(struct config_item *item,
-				    const char *page, size_t len)
+static ssize_t rdlm_cfg_ls_enable_store(struct config_item *item,
+					const char *page, size_t len)
 {
-	struct rdlm_ls *ls = to_rdlm_ls(item);
+	struct rdlm_cfg_ls *ls = to_rdlm_cfg_ls(item);
 	u32 enable;
 	int ret;
 
@@ -794,61 +795,61 @@ static ssize_t rdlm_ls_enable_store(struct config_item *item,
 	mutex_lock(&rdlm_cfg_mutex);
 	ret = rdlm_cfg_u32(item, page, len, 0, 1, &enable);
 	if (!ret && enable && !ls->fls)
-		ret = rdlm_ls_enable(ls);
+		ret = rdlm_cfg_ls_enable(ls);
 	else if (!ret && !enable)
-		rdlm_ls_disable(ls);
+		rdlm_cfg_ls_disable(ls);
 	mutex_unlock(&rdlm_cfg_mutex);
 	return ret ? ret : len;
 }
 
-CONFIGFS_ATTR(rdlm_ls_, members);
-CONFIGFS_ATTR(rdlm_ls_, engine);
-CONFIGFS_ATTR(rdlm_ls_, atomic_mode);
-CONFIGFS_ATTR(rdlm_ls_, enable);
+CONFIGFS_ATTR(rdlm_cfg_ls_, members);
+CONFIGFS_ATTR(rdlm_cfg_ls_, engine);
+CONFIGFS_ATTR(rdlm_cfg_ls_, atomic_mode);
+CONFIGFS_ATTR(rdlm_cfg_ls_, enable);
 
-static struct configfs_attribute *rdlm_ls_attrs[] = {
-	&rdlm_ls_attr_members,
-	&rdlm_ls_attr_engine,
-	&rdlm_ls_attr_atomic_mode,
-	&rdlm_ls_attr_table_size,
-	&rdlm_ls_attr_mailbox_slots,
-	&rdlm_ls_attr_lease_us,
-	&rdlm_ls_attr_omega_ns,
-	&rdlm_ls_attr_backoff_r_us,
-	&rdlm_ls_attr_backoff_l_us,
-	&rdlm_ls_attr_kmax,
-	&rdlm_ls_attr_update_locks,
-	&rdlm_ls_attr_nr_reqs,
-	&rdlm_ls_attr_local_grants_max,
-	&rdlm_ls_attr_max_locks,
-	&rdlm_ls_attr_max_locks_per_file,
-	&rdlm_ls_attr_max_lvbs,
-	&rdlm_ls_attr_uid,
-	&rdlm_ls_attr_gid,
-	&rdlm_ls_attr_mode,
-	&rdlm_ls_attr_enable,
+static struct configfs_attribute *rdlm_cfg_ls_attrs[] = {
+	&rdlm_cfg_ls_attr_members,
+	&rdlm_cfg_ls_attr_engine,
+	&rdlm_cfg_ls_attr_atomic_mode,
+	&rdlm_cfg_ls_attr_table_size,
+	&rdlm_cfg_ls_attr_mailbox_slots,
+	&rdlm_cfg_ls_attr_lease_us,
+	&rdlm_cfg_ls_attr_omega_ns,
+	&rdlm_cfg_ls_attr_backoff_r_us,
+	&rdlm_cfg_ls_attr_backoff_l_us,
+	&rdlm_cfg_ls_attr_kmax,
+	&rdlm_cfg_ls_attr_update_locks,
+	&rdlm_cfg_ls_attr_nr_reqs,
+	&rdlm_cfg_ls_attr_local_grants_max,
+	&rdlm_cfg_ls_attr_max_locks,
+	&rdlm_cfg_ls_attr_max_locks_per_file,
+	&rdlm_cfg_ls_attr_max_lvbs,
+	&rdlm_cfg_ls_attr_uid,
+	&rdlm_cfg_ls_attr_gid,
+	&rdlm_cfg_ls_attr_mode,
+	&rdlm_cfg_ls_attr_enable,
 	NULL,
 };
 
-static void rdlm_ls_release(struct config_item *item)
+static void rdlm_cfg_ls_release(struct config_item *item)
 {
-	kfree(to_rdlm_ls(item));
+	kfree(to_rdlm_cfg_ls(item));
 }
 
-static struct configfs_item_operations rdlm_ls_item_ops = {
-	.release	= rdlm_ls_release,
+static struct configfs_item_operations rdlm_cfg_ls_item_ops = {
+	.release	= rdlm_cfg_ls_release,
 };
 
-static const struct config_item_type rdlm_ls_type = {
-	.ct_item_ops	= &rdlm_ls_item_ops,
-	.ct_attrs	= rdlm_ls_attrs,
+static const struct config_item_type rdlm_cfg_ls_type = {
+	.ct_item_ops	= &rdlm_cfg_ls_item_ops,
+	.ct_attrs	= rdlm_cfg_ls_attrs,
 	.ct_owner	= THIS_MODULE,
 };
 
 static struct config_item *rdlm_lockspaces_make_item(struct config_group *group,
 						     const char *name)
 {
-	struct rdlm_ls *ls;
+	struct rdlm_cfg_ls *ls;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return ERR_PTR(-EPERM);
@@ -873,7 +874,7 @@ static struct config_item *rdlm_lockspaces_make_item(struct config_group *group,
 	ls->max_locks_per_file = 4096;
 	ls->max_lvbs = 65536;
 	ls->mode = 0600;
-	config_item_init_type_name(&ls->item, name, &rdlm_ls_type);
+	config_item_init_type_name(&ls->item, name, &rdlm_cfg_ls_type);
 	return &ls->item;
 }
 
@@ -881,7 +882,7 @@ static void rdlm_lockspaces_drop_item(struct config_group *group,
 				      struct config_item *item)
 {
 	mutex_lock(&rdlm_cfg_mutex);
-	rdlm_ls_disable(to_rdlm_ls(item));
+	rdlm_cfg_ls_disable(to_rdlm_cfg_ls(item));
 	mutex_unlock(&rdlm_cfg_mutex);
 	config_item_put(item);
 }

@@ -5,8 +5,10 @@
  * This file holds the devices (an ib_client; removal may come from module
  * unload or from the device going away under us, `rdma link delete`, so
  * remove frees everything tied to the device before it returns), the
- * lockspaces' tables, the listener and the debugfs view. Connections and
- * the data path are in fabric_conn.c, the self-test in fabric_selftest.c.
+ * lockspaces' tables, the listener and the debugfs view. The connection
+ * state machine is in fabric_conn.c, work requests and completions in
+ * fabric_wr.c, table export in fabric_export.c, the self-test in
+ * fabric_selftest.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -44,19 +46,13 @@ module_param_named(ack_timeout, rdlm_ack_timeout, uint, 0444);
 MODULE_PARM_DESC(ack_timeout,
 		 "RC ACK timeout exponent: 4.096us << n, 6 retries (default 18 = 1.07 s: TCG guests stall)");
 
-/* serialises all control work: see fabric_priv.h */
-DEFINE_MUTEX(rdlm_fabric_mutex);
-struct workqueue_struct *rdlm_wq;
-LIST_HEAD(rdlm_conn_list);
-DEFINE_SPINLOCK(rdlm_conn_list_lock);	/* rdlm_conn_list, with the mutex */
-LIST_HEAD(rdlm_ls_list);		/* RCU, changed under the mutex */
-atomic64_t rdlm_rejected;
-
-static struct rdlm_fabric_ls __rcu *rdlm_ls_index[RDLM_MAX_LOCKSPACES];
-static struct rdma_cm_id *rdlm_listener;
-static u16 rdlm_listen_port;
-
-static LIST_HEAD(rdlm_device_list);	/* under rdlm_fabric_mutex */
+struct rdlm_fabric rdlm_fabric = {
+	.mutex = __MUTEX_INITIALIZER(rdlm_fabric.mutex),
+	.conn_lock = __SPIN_LOCK_UNLOCKED(rdlm_fabric.conn_lock),
+	.conns = LIST_HEAD_INIT(rdlm_fabric.conns),
+	.lockspaces = LIST_HEAD_INIT(rdlm_fabric.lockspaces),
+	.devices = LIST_HEAD_INIT(rdlm_fabric.devices),
+};
 
 /* ---- devices -------------------------------------------------------- */
 
@@ -97,10 +93,10 @@ static void rdlm_dev_set_link(struct rdlm_device *dev, bool down)
 {
 	if (down) {
 		if (!test_and_set_bit(RDLM_DEV_LINK_DOWN, &dev->flags))
-			queue_work(rdlm_wq, &dev->link_work);
+			queue_work(rdlm_fabric.wq, &dev->link_work);
 	} else if (test_and_clear_bit(RDLM_DEV_LINK_DOWN, &dev->flags)) {
 		WRITE_ONCE(dev->link_up_at, jiffies);
-		queue_work(rdlm_wq, &dev->link_work);
+		queue_work(rdlm_fabric.wq, &dev->link_work);
 	}
 }
 
@@ -112,7 +108,7 @@ static void rdlm_dev_link_work(struct work_struct *work)
 	bool down = rdlm_dev_link_down(dev);
 	struct rdlm_conn *conn;
 
-	mutex_lock(&rdlm_fabric_mutex);
+	mutex_lock(&rdlm_fabric.mutex);
 	if (down)
 		dev->link_downs++;
 	pr_info("%s: link %s\n", dev_name(&dev->ibdev->dev),
@@ -122,7 +118,7 @@ static void rdlm_dev_link_work(struct work_struct *work)
 		if (conn->dev == dev || conn->id_dev == dev ||
 		    (!down && !conn->passive && !conn->dev))
 			rdlm_conn_link_event(conn, down);
-	mutex_unlock(&rdlm_fabric_mutex);
+	mutex_unlock(&rdlm_fabric.mutex);
 }
 
 static int rdlm_netdev_event(struct notifier_block *nb, unsigned long event,
@@ -198,14 +194,14 @@ static int rdlm_add_one(struct ib_device *ibdev)
 	INIT_IB_EVENT_HANDLER(&dev->event_handler, ibdev, rdlm_ib_event);
 	ib_register_event_handler(&dev->event_handler);
 
-	mutex_lock(&rdlm_fabric_mutex);
-	list_add_tail(&dev->entry, &rdlm_device_list);
+	mutex_lock(&rdlm_fabric.mutex);
+	list_add_tail(&dev->entry, &rdlm_fabric.devices);
 	ib_set_client_data(ibdev, &rdlm_ib_client, dev);
 	/* connections waiting for a device need not wait for their backoff */
 	rdlm_for_each_conn(conn)
 		if (!conn->passive && conn->users)
-			mod_delayed_work(rdlm_wq, &conn->connect_work, 0);
-	mutex_unlock(&rdlm_fabric_mutex);
+			mod_delayed_work(rdlm_fabric.wq, &conn->connect_work, 0);
+	mutex_unlock(&rdlm_fabric.mutex);
 	pr_info("added RDMA device %s\n", dev_name(&ibdev->dev));
 	return 0;
 }
@@ -217,8 +213,8 @@ static void rdlm_remove_one(struct ib_device *ibdev, void *client_data)
 	LIST_HEAD(dead);
 
 	ib_unregister_event_handler(&dev->event_handler);
-	mutex_lock(&rdlm_fabric_mutex);
-	list_for_each_entry_safe(conn, tmp, &rdlm_conn_list, entry) {
+	mutex_lock(&rdlm_fabric.mutex);
+	list_for_each_entry_safe(conn, tmp, &rdlm_fabric.conns, entry) {
 		if (conn->dev != dev && conn->id_dev != dev &&
 		    !(conn->cm_id && !conn->id_dev))
 			continue;
@@ -227,13 +223,13 @@ static void rdlm_remove_one(struct ib_device *ibdev, void *client_data)
 			rdlm_conn_unlist(conn, &dead);
 		} else if (conn->users) {
 			conn->reconnects++;
-			mod_delayed_work(rdlm_wq, &conn->connect_work,
+			mod_delayed_work(rdlm_fabric.wq, &conn->connect_work,
 					 msecs_to_jiffies(conn->backoff_ms));
 		}
 	}
 	ib_set_client_data(ibdev, &rdlm_ib_client, NULL);
 	list_del(&dev->entry);
-	mutex_unlock(&rdlm_fabric_mutex);
+	mutex_unlock(&rdlm_fabric.mutex);
 	/* the netdev notifier finds the device under RCU */
 	synchronize_rcu();
 	cancel_work_sync(&dev->link_work);
@@ -254,20 +250,20 @@ struct ib_client rdlm_ib_client = {
 /* ---- lockspaces ----------------------------------------------------- */
 
 /**
- * rdlm_ls_by_lsid() - find an enabled lockspace by wire id
+ * rdlm_fabric_ls_by_lsid() - find an enabled lockspace by wire id
  * @lsid: wire id
  *
- * Context: rcu_read_lock() or rdlm_fabric_mutex held.
+ * Context: rcu_read_lock() or rdlm_fabric.mutex held.
  * Return: the lockspace or NULL.
  */
-struct rdlm_fabric_ls *rdlm_ls_by_lsid(u32 lsid)
+struct rdlm_fabric_ls *rdlm_fabric_ls_by_lsid(u32 lsid)
 {
 	struct rdlm_fabric_ls *ls;
 	u32 i;
 
 	for (i = 0; i < RDLM_MAX_LOCKSPACES; i++) {
-		ls = rcu_dereference_check(rdlm_ls_index[i],
-					   lockdep_is_held(&rdlm_fabric_mutex));
+		ls = rcu_dereference_check(rdlm_fabric.ls_index[i],
+					   lockdep_is_held(&rdlm_fabric.mutex));
 		if (ls && ls->lsid == lsid)
 			return ls;
 	}
@@ -275,27 +271,27 @@ struct rdlm_fabric_ls *rdlm_ls_by_lsid(u32 lsid)
 }
 
 /**
- * rdlm_ls_by_index() - find an enabled lockspace by local index
+ * rdlm_fabric_ls_by_index() - find an enabled lockspace by local index
  * @index: index carried in WRITE_WITH_IMM immediate data
  *
  * Context: rcu_read_lock().
  * Return: the lockspace or NULL.
  */
-struct rdlm_fabric_ls *rdlm_ls_by_index(u32 index)
+struct rdlm_fabric_ls *rdlm_fabric_ls_by_index(u32 index)
 {
 	if (index >= RDLM_MAX_LOCKSPACES)
 		return NULL;
-	return rcu_dereference(rdlm_ls_index[index]);
+	return rcu_dereference(rdlm_fabric.ls_index[index]);
 }
 
 /**
- * rdlm_ls_member() - a lockspace's member entry for @node
+ * rdlm_fabric_ls_member() - a lockspace's member entry for @node
  * @ls: lockspace
  * @node: node id
  *
  * Return: the member or NULL.
  */
-struct rdlm_member *rdlm_ls_member(struct rdlm_fabric_ls *ls, u32 node)
+struct rdlm_member *rdlm_fabric_ls_member(struct rdlm_fabric_ls *ls, u32 node)
 {
 	u32 i;
 
@@ -306,13 +302,13 @@ struct rdlm_member *rdlm_ls_member(struct rdlm_fabric_ls *ls, u32 node)
 }
 
 /**
- * rdlm_ls_word_ptr() - CPU address of a lock word of the local table
+ * rdlm_fabric_ls_word_ptr() - CPU address of a lock word of the local table
  * @ls: lockspace
  * @slot: slot, < ls->nr_slots
  *
  * Return: the word.
  */
-u64 *rdlm_ls_word_ptr(struct rdlm_fabric_ls *ls, u32 slot)
+u64 *rdlm_fabric_ls_word_ptr(struct rdlm_fabric_ls *ls, u32 slot)
 {
 	const u32 per_page = PAGE_SIZE / sizeof(u64);
 
@@ -321,13 +317,13 @@ u64 *rdlm_ls_word_ptr(struct rdlm_fabric_ls *ls, u32 slot)
 }
 
 /**
- * rdlm_ls_mbox_ptr() - CPU address of a mailbox slot
+ * rdlm_fabric_ls_mbox_ptr() - CPU address of a mailbox slot
  * @ls: lockspace
  * @slot: slot, < ls->nr_mbox
  *
  * Return: the entry.
  */
-struct rdlm_mbox_entry *rdlm_ls_mbox_ptr(struct rdlm_fabric_ls *ls, u32 slot)
+struct rdlm_mbox_entry *rdlm_fabric_ls_mbox_ptr(struct rdlm_fabric_ls *ls, u32 slot)
 {
 	const u32 per_page = PAGE_SIZE / sizeof(struct rdlm_mbox_entry);
 
@@ -336,14 +332,14 @@ struct rdlm_mbox_entry *rdlm_ls_mbox_ptr(struct rdlm_fabric_ls *ls, u32 slot)
 }
 
 /**
- * rdlm_ls_deliver() - hand an incoming message to the lockspace's user
+ * rdlm_fabric_ls_deliver() - hand an incoming message to the lockspace's user
  * @ls: lockspace
  * @rx: what arrived
  *
  * Without a user (no lock manager attached), or once the self-test claimed
  * the lockspace, the self-test accounts it.
  */
-void rdlm_ls_deliver(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx)
+void rdlm_fabric_ls_deliver(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx)
 {
 	/* pairs with smp_store_release() in rdlm_fabric_ls_set_ops() */
 	const struct rdlm_fabric_ls_ops *ops = smp_load_acquire(&ls->ops);
@@ -355,12 +351,12 @@ void rdlm_ls_deliver(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx)
 }
 
 /**
- * rdlm_ls_peer_event() - report a member's reachability to the user
+ * rdlm_fabric_ls_peer_event() - report a member's reachability to the user
  * @ls: lockspace
  * @node: member
  * @up: its table is known (true) or it became unreachable (false)
  */
-void rdlm_ls_peer_event(struct rdlm_fabric_ls *ls, u32 node, bool up)
+void rdlm_fabric_ls_peer_event(struct rdlm_fabric_ls *ls, u32 node, bool up)
 {
 	/* pairs with smp_store_release() in rdlm_fabric_ls_set_ops() */
 	const struct rdlm_fabric_ls_ops *ops = smp_load_acquire(&ls->ops);
@@ -396,15 +392,15 @@ bool rdlm_node_allowed(u32 node, const struct sockaddr *addr)
 	struct rdlm_conn *conn;
 	bool ok = false;
 
-	spin_lock(&rdlm_conn_list_lock);
-	list_for_each_entry(conn, &rdlm_conn_list, entry) {
+	spin_lock(&rdlm_fabric.conn_lock);
+	list_for_each_entry(conn, &rdlm_fabric.conns, entry) {
 		if (!conn->passive && conn->node == node && conn->users &&
 		    rdlm_addr_same_host((struct sockaddr *)&conn->addr, addr)) {
 			ok = true;
 			break;
 		}
 	}
-	spin_unlock(&rdlm_conn_list_lock);
+	spin_unlock(&rdlm_fabric.conn_lock);
 	return ok;
 }
 
@@ -421,23 +417,23 @@ void rdlm_kick_active(u32 node)
 {
 	struct rdlm_conn *conn;
 
-	spin_lock(&rdlm_conn_list_lock);
-	list_for_each_entry(conn, &rdlm_conn_list, entry) {
+	spin_lock(&rdlm_fabric.conn_lock);
+	list_for_each_entry(conn, &rdlm_fabric.conns, entry) {
 		if (conn->passive || conn->node != node || !conn->users)
 			continue;
 		spin_lock_bh(&conn->lock);
 		if (conn->state == RDLM_CONN_IDLE) {
 			conn->backoff_ms = 0;
-			mod_delayed_work(rdlm_wq, &conn->connect_work, 0);
+			mod_delayed_work(rdlm_fabric.wq, &conn->connect_work, 0);
 		} else if (conn->state == RDLM_CONN_CONNECTING &&
 			   time_after(jiffies, conn->connect_start + HZ)) {
 			conn->backoff_ms = 0;
 			conn->state = RDLM_CONN_ERROR;
-			queue_delayed_work(rdlm_wq, &conn->err_work, 0);
+			queue_delayed_work(rdlm_fabric.wq, &conn->err_work, 0);
 		}
 		spin_unlock_bh(&conn->lock);
 	}
-	spin_unlock(&rdlm_conn_list_lock);
+	spin_unlock(&rdlm_fabric.conn_lock);
 }
 
 static struct rdlm_conn *rdlm_active_conn(u32 node)
@@ -470,8 +466,8 @@ static int rdlm_listen(const struct sockaddr_storage *local)
 		port = ntohs(((const struct sockaddr_in *)local)->sin_port);
 		s->sin_port = htons(port);
 	}
-	if (rdlm_listener)
-		return port == rdlm_listen_port ? 0 : -EADDRINUSE;
+	if (rdlm_fabric.listener)
+		return port == rdlm_fabric.listen_port ? 0 : -EADDRINUSE;
 
 	id = rdma_create_id(&init_net, rdlm_conn_cm_handler, NULL, RDMA_PS_TCP,
 			    IB_QPT_RC);
@@ -486,8 +482,8 @@ static int rdlm_listen(const struct sockaddr_storage *local)
 		rdma_destroy_id(id);
 		return ret;
 	}
-	rdlm_listener = id;
-	rdlm_listen_port = port;
+	rdlm_fabric.listener = id;
+	rdlm_fabric.listen_port = port;
 	return 0;
 }
 
@@ -508,7 +504,7 @@ static int rdlm_ls_alloc_pages(struct page ***pagesp, u32 nr)
 	return 0;
 }
 
-static void rdlm_ls_free_pages(struct page **pages, u32 nr)
+static void rdlm_fabric_ls_free_pages(struct page **pages, u32 nr)
 {
 	u32 i;
 
@@ -518,19 +514,19 @@ static void rdlm_ls_free_pages(struct page **pages, u32 nr)
 	kvfree(pages);
 }
 
-static void rdlm_ls_release(struct kref *ref)
+static void rdlm_fabric_ls_release(struct kref *ref)
 {
 	struct rdlm_fabric_ls *ls = container_of(ref, struct rdlm_fabric_ls,
 						 ref);
 
-	rdlm_ls_free_pages(ls->pages, ls->nr_pages);
-	rdlm_ls_free_pages(ls->mbox_pages, ls->nr_mbox_pages);
+	rdlm_fabric_ls_free_pages(ls->pages, ls->nr_pages);
+	rdlm_fabric_ls_free_pages(ls->mbox_pages, ls->nr_mbox_pages);
 	kvfree(ls);
 }
 
 /* Drop @ls's hold on its members' connections; the unused ones go. */
-static void rdlm_ls_drop_conns(struct rdlm_fabric_ls *ls,
-			       struct list_head *dead)
+static void rdlm_fabric_ls_drop_conns(struct rdlm_fabric_ls *ls,
+				      struct list_head *dead)
 {
 	struct rdlm_conn *conn;
 	u32 i;
@@ -611,20 +607,20 @@ int rdlm_fabric_ls_create(const struct rdlm_fabric_ls_cfg *cfg,
 	if (ret)
 		goto out_free;
 
-	mutex_lock(&rdlm_fabric_mutex);
+	mutex_lock(&rdlm_fabric.mutex);
 	ret = -EEXIST;
-	list_for_each_entry(other, &rdlm_ls_list, entry)
+	list_for_each_entry(other, &rdlm_fabric.lockspaces, entry)
 		if (other->lsid == ls->lsid || !strcmp(other->name, ls->name))
 			goto out_unlock;
 	ret = -ENOSPC;
 	for (index = 0; index < RDLM_MAX_LOCKSPACES; index++)
-		if (!rcu_access_pointer(rdlm_ls_index[index]))
+		if (!rcu_access_pointer(rdlm_fabric.ls_index[index]))
 			break;
 	if (index == RDLM_MAX_LOCKSPACES)
 		goto out_unlock;
 	ls->index = index;
 	ret = -EINVAL;
-	other = list_first_entry_or_null(&rdlm_ls_list, struct rdlm_fabric_ls,
+	other = list_first_entry_or_null(&rdlm_fabric.lockspaces, struct rdlm_fabric_ls,
 					 entry);
 	if (other && other->local != ls->local)
 		goto out_unlock;	/* one node, one identity */
@@ -652,55 +648,55 @@ int rdlm_fabric_ls_create(const struct rdlm_fabric_ls_cfg *cfg,
 			conn->addr = m->cfg.addr;
 			conn->src = cfg->local.addr;
 			((struct sockaddr_in *)&conn->src)->sin_port = 0;
-			spin_lock(&rdlm_conn_list_lock);
-			list_add_tail_rcu(&conn->entry, &rdlm_conn_list);
-			spin_unlock(&rdlm_conn_list_lock);
-			queue_delayed_work(rdlm_wq, &conn->connect_work, 0);
+			spin_lock(&rdlm_fabric.conn_lock);
+			list_add_tail_rcu(&conn->entry, &rdlm_fabric.conns);
+			spin_unlock(&rdlm_fabric.conn_lock);
+			queue_delayed_work(rdlm_fabric.wq, &conn->connect_work, 0);
 		}
 		conn->users++;
 		m->conn = conn;
 	}
 
-	list_add_tail_rcu(&ls->entry, &rdlm_ls_list);
-	rcu_assign_pointer(rdlm_ls_index[index], ls);
+	list_add_tail_rcu(&ls->entry, &rdlm_fabric.lockspaces);
+	rcu_assign_pointer(rdlm_fabric.ls_index[index], ls);
 	/* live connections exchange this lockspace's tables now */
 	rdlm_for_each_conn(conn)
-		if (rdlm_ls_member(ls, conn->node))
-			queue_work(rdlm_wq, &conn->up_work);
-	mutex_unlock(&rdlm_fabric_mutex);
+		if (rdlm_fabric_ls_member(ls, conn->node))
+			queue_work(rdlm_fabric.wq, &conn->up_work);
+	mutex_unlock(&rdlm_fabric.mutex);
 	*lsp = ls;
 	return 0;
 
 out_conns:
-	rdlm_ls_drop_conns(ls, &dead);
+	rdlm_fabric_ls_drop_conns(ls, &dead);
 out_unlock:
-	mutex_unlock(&rdlm_fabric_mutex);
+	mutex_unlock(&rdlm_fabric.mutex);
 	while ((conn = list_first_entry_or_null(&dead, struct rdlm_conn,
 						entry))) {
 		list_del(&conn->entry);
 		rdlm_conn_free(conn);
 	}
 out_free:
-	kref_put(&ls->ref, rdlm_ls_release);
+	kref_put(&ls->ref, rdlm_fabric_ls_release);
 	return ret;
 }
 
 /* Reset @ls's members' connections: the drain completes what they hold. */
-static void rdlm_ls_reset_conns(struct rdlm_fabric_ls *ls)
+static void rdlm_fabric_ls_reset_conns(struct rdlm_fabric_ls *ls)
 {
 	struct rdlm_conn *conn;
 	u32 i;
 
-	mutex_lock(&rdlm_fabric_mutex);
+	mutex_lock(&rdlm_fabric.mutex);
 	for (i = 0; i < ls->nr_members; i++) {
 		conn = ls->members[i].conn;
 		if (conn)
 			rdlm_conn_error(conn);
 	}
 	rdlm_for_each_conn(conn)
-		if (conn->passive && rdlm_ls_member(ls, conn->node))
+		if (conn->passive && rdlm_fabric_ls_member(ls, conn->node))
 			rdlm_conn_error(conn);
-	mutex_unlock(&rdlm_fabric_mutex);
+	mutex_unlock(&rdlm_fabric.mutex);
 }
 
 /**
@@ -722,25 +718,25 @@ void rdlm_fabric_ls_quiesce(struct rdlm_fabric_ls *ls)
 {
 	struct rdlm_conn *conn;
 
-	mutex_lock(&rdlm_fabric_mutex);
+	mutex_lock(&rdlm_fabric.mutex);
 	if (ls->quiesced) {
-		mutex_unlock(&rdlm_fabric_mutex);
+		mutex_unlock(&rdlm_fabric.mutex);
 		return;
 	}
 	if (!ls->dead) {
 		WRITE_ONCE(ls->dead, true);
 		list_del_rcu(&ls->entry);
-		RCU_INIT_POINTER(rdlm_ls_index[ls->index], NULL);
+		RCU_INIT_POINTER(rdlm_fabric.ls_index[ls->index], NULL);
 		rdlm_for_each_conn(conn)
 			if (conn->passive)
-				rdlm_conn_unexport(conn, ls, true);
+				rdlm_conn_unexport(conn, ls);
 	}
-	mutex_unlock(&rdlm_fabric_mutex);
+	mutex_unlock(&rdlm_fabric.mutex);
 	/*
 	 * Posts check ls->dead and count themselves in ls->inflight inside
 	 * one RCU read section; deliveries and the peer events of incoming
 	 * messages run inside one too; process-context peer events walk
-	 * rdlm_ls_list under the mutex, which no longer holds @ls.
+	 * rdlm_fabric.lockspaces under the mutex, which no longer holds @ls.
 	 */
 	synchronize_rcu();
 
@@ -748,15 +744,15 @@ void rdlm_fabric_ls_quiesce(struct rdlm_fabric_ls *ls)
 				10 * HZ)) {
 		pr_info("lockspace %s: verbs still in flight, resetting connections\n",
 			ls->name);
-		rdlm_ls_reset_conns(ls);
+		rdlm_fabric_ls_reset_conns(ls);
 		wait_event(ls->wait, !atomic_read(&ls->inflight));
 	}
 	/* completions decrement and wake inside an RCU read section */
 	synchronize_rcu();
-	mutex_lock(&rdlm_fabric_mutex);
+	mutex_lock(&rdlm_fabric.mutex);
 	ls->quiesced = true;
 	WRITE_ONCE(ls->ops, NULL);
-	mutex_unlock(&rdlm_fabric_mutex);
+	mutex_unlock(&rdlm_fabric.mutex);
 }
 
 /**
@@ -774,27 +770,27 @@ void rdlm_fabric_ls_destroy(struct rdlm_fabric_ls *ls)
 
 	rdlm_fabric_ls_quiesce(ls);
 
-	mutex_lock(&rdlm_fabric_mutex);
-	rdlm_ls_drop_conns(ls, &dead);
-	if (list_empty(&rdlm_ls_list)) {
+	mutex_lock(&rdlm_fabric.mutex);
+	rdlm_fabric_ls_drop_conns(ls, &dead);
+	if (list_empty(&rdlm_fabric.lockspaces)) {
 		/* nobody left to serve: stop listening, drop the peers */
-		if (rdlm_listener) {
-			rdma_destroy_id(rdlm_listener);
-			rdlm_listener = NULL;
+		if (rdlm_fabric.listener) {
+			rdma_destroy_id(rdlm_fabric.listener);
+			rdlm_fabric.listener = NULL;
 		}
-		list_for_each_entry_safe(conn, tmp, &rdlm_conn_list, entry) {
+		list_for_each_entry_safe(conn, tmp, &rdlm_fabric.conns, entry) {
 			if (!conn->passive)
 				continue;
 			rdlm_conn_teardown(conn);
 			rdlm_conn_unlist(conn, &dead);
 		}
 	}
-	mutex_unlock(&rdlm_fabric_mutex);
+	mutex_unlock(&rdlm_fabric.mutex);
 	list_for_each_entry_safe(conn, tmp, &dead, entry) {
 		list_del(&conn->entry);
 		rdlm_conn_free(conn);
 	}
-	kref_put(&ls->ref, rdlm_ls_release);
+	kref_put(&ls->ref, rdlm_fabric_ls_release);
 }
 
 /**
@@ -806,10 +802,10 @@ void rdlm_fabric_ls_destroy(struct rdlm_fabric_ls *ls)
  * Attach before posting: messages arriving without a user go to the
  * fabric self-test's accounting. Detaching waits until no callback runs
  * any more: messages are delivered under rcu_read_lock(), reachability
- * changes under rdlm_fabric_mutex or rcu_read_lock(). After
+ * changes under rdlm_fabric.mutex or rcu_read_lock(). After
  * rdlm_fabric_ls_quiesce() attaching does nothing.
  *
- * Context: process context, rdlm_fabric_mutex not held; may sleep.
+ * Context: process context, rdlm_fabric.mutex not held; may sleep.
  */
 void rdlm_fabric_ls_set_ops(struct rdlm_fabric_ls *ls,
 			    const struct rdlm_fabric_ls_ops *ops, void *priv)
@@ -817,18 +813,18 @@ void rdlm_fabric_ls_set_ops(struct rdlm_fabric_ls *ls,
 	if (!ops) {
 		WRITE_ONCE(ls->ops, NULL);
 		synchronize_rcu();
-		mutex_lock(&rdlm_fabric_mutex);
-		mutex_unlock(&rdlm_fabric_mutex);
+		mutex_lock(&rdlm_fabric.mutex);
+		mutex_unlock(&rdlm_fabric.mutex);
 		WRITE_ONCE(ls->priv, NULL);
 		return;
 	}
-	mutex_lock(&rdlm_fabric_mutex);
+	mutex_lock(&rdlm_fabric.mutex);
 	if (!ls->quiesced) {
 		WRITE_ONCE(ls->priv, priv);
 		/* priv before ops: pairs with smp_load_acquire() of readers */
 		smp_store_release(&ls->ops, ops);
 	}
-	mutex_unlock(&rdlm_fabric_mutex);
+	mutex_unlock(&rdlm_fabric.mutex);
 }
 
 /**
@@ -841,15 +837,15 @@ struct rdlm_fabric_ls *rdlm_fabric_ls_get(const char *name)
 {
 	struct rdlm_fabric_ls *ls, *found = NULL;
 
-	mutex_lock(&rdlm_fabric_mutex);
-	list_for_each_entry(ls, &rdlm_ls_list, entry) {
+	mutex_lock(&rdlm_fabric.mutex);
+	list_for_each_entry(ls, &rdlm_fabric.lockspaces, entry) {
 		if (!strcmp(ls->name, name)) {
 			kref_get(&ls->ref);
 			found = ls;
 			break;
 		}
 	}
-	mutex_unlock(&rdlm_fabric_mutex);
+	mutex_unlock(&rdlm_fabric.mutex);
 	return found;
 }
 
@@ -859,7 +855,7 @@ struct rdlm_fabric_ls *rdlm_fabric_ls_get(const char *name)
  */
 void rdlm_fabric_ls_put(struct rdlm_fabric_ls *ls)
 {
-	kref_put(&ls->ref, rdlm_ls_release);
+	kref_put(&ls->ref, rdlm_fabric_ls_release);
 }
 
 /**
@@ -871,7 +867,7 @@ void rdlm_fabric_ls_put(struct rdlm_fabric_ls *ls)
  */
 bool rdlm_fabric_ls_ready(struct rdlm_fabric_ls *ls, u32 node)
 {
-	struct rdlm_member *m = rdlm_ls_member(ls, node);
+	struct rdlm_member *m = rdlm_fabric_ls_member(ls, node);
 
 	return m && READ_ONCE(m->remote.ready);
 }
@@ -886,7 +882,7 @@ bool rdlm_fabric_ls_ready(struct rdlm_fabric_ls *ls, u32 node)
  */
 u64 rdlm_fabric_ls_word(struct rdlm_fabric_ls *ls, u32 slot)
 {
-	return slot < ls->nr_slots ? READ_ONCE(*rdlm_ls_word_ptr(ls, slot)) : 0;
+	return slot < ls->nr_slots ? READ_ONCE(*rdlm_fabric_ls_word_ptr(ls, slot)) : 0;
 }
 
 /**
@@ -909,18 +905,18 @@ u64 rdlm_fabric_ls_word(struct rdlm_fabric_ls *ls, u32 slot)
 int rdlm_fabric_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
 		     rdlm_fabric_done_t done, void *ctx)
 {
-	/* pairs with rdlm_ls_claim(): one of the two sees the other */
+	/* pairs with rdlm_fabric_ls_claim(): one of the two sees the other */
 	if (!test_bit(RDLM_LS_USER_POSTED, &ls->flags)) {
 		set_bit(RDLM_LS_USER_POSTED, &ls->flags);
 		smp_mb__after_atomic();	/* set, then test CLAIMED */
 	}
 	if (test_bit(RDLM_LS_CLAIMED, &ls->flags))
 		return -EBUSY;
-	return rdlm_ls_post(ls, v, done, ctx);
+	return rdlm_fabric_ls_post(ls, v, done, ctx);
 }
 
 /**
- * rdlm_ls_post() - rdlm_fabric_post() for the fabric's own self-test
+ * rdlm_fabric_ls_post() - rdlm_fabric_post() for the fabric's own self-test
  * @ls: lockspace
  * @v: the verb
  * @done: completion callback
@@ -928,10 +924,10 @@ int rdlm_fabric_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
  *
  * Return: as rdlm_fabric_post().
  */
-int rdlm_ls_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
-		 rdlm_fabric_done_t done, void *ctx)
+int rdlm_fabric_ls_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
+			rdlm_fabric_done_t done, void *ctx)
 {
-	struct rdlm_member *m = rdlm_ls_member(ls, v->node);
+	struct rdlm_member *m = rdlm_fabric_ls_member(ls, v->node);
 	int ret;
 
 	if (!m)
@@ -947,7 +943,7 @@ int rdlm_ls_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
 }
 
 /**
- * rdlm_ls_claim() - divert a lockspace's incoming messages to the self-test
+ * rdlm_fabric_ls_claim() - divert a lockspace's incoming messages to the self-test
  * @ls: lockspace
  *
  * Refused once the lockspace's user (the lock manager) has posted a verb:
@@ -956,7 +952,7 @@ int rdlm_ls_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
  *
  * Return: 0 or -EBUSY.
  */
-int rdlm_ls_claim(struct rdlm_fabric_ls *ls)
+int rdlm_fabric_ls_claim(struct rdlm_fabric_ls *ls)
 {
 	if (test_and_set_bit(RDLM_LS_CLAIMED, &ls->flags))
 		return 0;
@@ -975,10 +971,10 @@ static int rdlm_devices_show(struct seq_file *m, void *unused)
 {
 	struct rdlm_device *dev;
 
-	mutex_lock(&rdlm_fabric_mutex);
-	list_for_each_entry(dev, &rdlm_device_list, entry)
+	mutex_lock(&rdlm_fabric.mutex);
+	list_for_each_entry(dev, &rdlm_fabric.devices, entry)
 		seq_printf(m, "%s\n", dev_name(&dev->ibdev->dev));
-	mutex_unlock(&rdlm_fabric_mutex);
+	mutex_unlock(&rdlm_fabric.mutex);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rdlm_devices);
@@ -988,14 +984,14 @@ static int rdlm_links_show(struct seq_file *m, void *unused)
 {
 	struct rdlm_device *dev;
 
-	mutex_lock(&rdlm_fabric_mutex);
-	list_for_each_entry(dev, &rdlm_device_list, entry)
+	mutex_lock(&rdlm_fabric.mutex);
+	list_for_each_entry(dev, &rdlm_fabric.devices, entry)
 		seq_printf(m, "%s link %s link_downs %u cm_suspect %d\n",
 			   dev_name(&dev->ibdev->dev),
 			   rdlm_dev_link_down(dev) ? "down" : "up",
 			   dev->link_downs,
 			   test_bit(RDLM_DEV_CM_RISK, &dev->flags));
-	mutex_unlock(&rdlm_fabric_mutex);
+	mutex_unlock(&rdlm_fabric.mutex);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rdlm_links);
@@ -1010,9 +1006,9 @@ static int rdlm_peers_show(struct seq_file *m, void *unused)
 	struct rdlm_conn *conn;
 	int k, b;
 
-	mutex_lock(&rdlm_fabric_mutex);
+	mutex_lock(&rdlm_fabric.mutex);
 	seq_printf(m, "rejected %lld\n",
-		   (long long)atomic64_read(&rdlm_rejected));
+		   (long long)atomic64_read(&rdlm_fabric.rejected));
 	rdlm_for_each_conn(conn) {
 		seq_printf(m, "node %u %s state %s reconnects %u rejects %u credits %d backlog %u errors %lld bad %lld in %lld out %lld\n",
 			   conn->node, conn->passive ? "in" : "out",
@@ -1039,7 +1035,7 @@ static int rdlm_peers_show(struct seq_file *m, void *unused)
 			seq_putc(m, '\n');
 		}
 	}
-	mutex_unlock(&rdlm_fabric_mutex);
+	mutex_unlock(&rdlm_fabric.mutex);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rdlm_peers);
@@ -1050,8 +1046,8 @@ static int rdlm_lockspaces_show(struct seq_file *m, void *unused)
 	struct rdlm_fabric_ls *ls;
 	u32 i;
 
-	mutex_lock(&rdlm_fabric_mutex);
-	list_for_each_entry(ls, &rdlm_ls_list, entry) {
+	mutex_lock(&rdlm_fabric.mutex);
+	list_for_each_entry(ls, &rdlm_fabric.lockspaces, entry) {
 		seq_printf(m, "%s lsid %08x index %u mode %s slots %u mbox %u inflight %d members",
 			   ls->name, ls->lsid, ls->index,
 			   ls->atomic_mode == RDLM_ATOMIC_CPU ? "cpu" : "nic",
@@ -1063,7 +1059,7 @@ static int rdlm_lockspaces_show(struct seq_file *m, void *unused)
 								 "wait");
 		seq_putc(m, '\n');
 	}
-	mutex_unlock(&rdlm_fabric_mutex);
+	mutex_unlock(&rdlm_fabric.mutex);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rdlm_lockspaces);
@@ -1080,8 +1076,8 @@ int rdlm_fabric_init(void)
 	ret = rdlm_op_cache_init();
 	if (ret)
 		return ret;
-	rdlm_wq = alloc_ordered_workqueue("rdlm", WQ_MEM_RECLAIM);
-	if (!rdlm_wq) {
+	rdlm_fabric.wq = alloc_ordered_workqueue("rdlm", WQ_MEM_RECLAIM);
+	if (!rdlm_fabric.wq) {
 		ret = -ENOMEM;
 		goto out_cache;
 	}
@@ -1107,7 +1103,7 @@ int rdlm_fabric_init(void)
 	return 0;
 
 out_wq:
-	destroy_workqueue(rdlm_wq);
+	destroy_workqueue(rdlm_fabric.wq);
 out_cache:
 	rdlm_op_cache_exit();
 	return ret;
@@ -1124,6 +1120,6 @@ void rdlm_fabric_exit(void)
 {
 	unregister_netdevice_notifier(&rdlm_netdev_nb);
 	ib_unregister_client(&rdlm_ib_client);
-	destroy_workqueue(rdlm_wq);
+	destroy_workqueue(rdlm_fabric.wq);
 	rdlm_op_cache_exit();
 }

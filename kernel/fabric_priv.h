@@ -17,10 +17,8 @@
  * Passive -> active traffic is bounded by what the active side asked for.
  * Work that finds no credit or send queue slot waits on the backlog.
  *
- * Locking. rdlm_fabric_mutex serialises all control work (lockspace create
- * and destroy, connection setup and teardown, device add and remove); it is
- * never taken by the CM handler or in completion context, so teardown may
- * call rdma_destroy_id() under it. conn->lock (BH) protects the data path.
+ * Locking: struct rdlm_fabric (the module's one fabric) says what its
+ * mutex and lists protect; conn->lock (BH) protects a connection's data path.
  */
 #ifndef RDLM_FABRIC_PRIV_H
 #define RDLM_FABRIC_PRIV_H
@@ -187,10 +185,10 @@ enum {
 
 struct rdlm_fabric_ls {
 	struct kref ref;
-	struct list_head entry;		/* rdlm_ls_list */
+	struct list_head entry;		/* rdlm_fabric.lockspaces */
 	char name[RDLM_LS_NAME_MAX];
 	u32 lsid;
-	u32 index;			/* slot in rdlm_ls_index */
+	u32 index;			/* slot in rdlm_fabric.ls_index */
 	u32 local;
 	u8 atomic_mode;
 	bool dead;			/* posts refused (quiesce started) */
@@ -279,10 +277,9 @@ struct rdlm_conn {
 
 	struct xarray pending;		/* CPU-atomic ops by tag */
 	u32 next_tag;
-	bool table_req;			/* passive: peer asked for tables */
 	bool dead;			/* being freed: works do nothing */
 
-	struct list_head entry;		/* rdlm_conn_list */
+	struct list_head entry;		/* rdlm_fabric.conns */
 	unsigned int users;		/* active: lockspaces */
 	struct delayed_work connect_work;
 	struct delayed_work err_work;
@@ -300,44 +297,141 @@ struct rdlm_conn {
 	struct rdlm_conn_stats stats;
 };
 
+/* ---- work requests (fabric_wr.c) ---- */
+
+enum rdlm_op_type {
+	RDLM_OP_VERB,		/* one-sided FA, CAS, READ, WRITE_IMM */
+	RDLM_OP_MSG,		/* SEND of a wire message */
+	RDLM_OP_AREQ,		/* SEND of a CPU-atomic request */
+	RDLM_OP_REG,		/* REG_MR of an exported table chunk */
+};
+
+/**
+ * struct rdlm_op - one work request and what to do when it completes
+ * @cqe: completion dispatch
+ * @entry: link in the connection's backlog
+ * @conn: connection it is posted on
+ * @ls: lockspace whose user posted it (NULL for fabric messages)
+ * @exp: export being registered (REG)
+ * @done: user's completion callback
+ * @ctx: its argument
+ * @res: the completion handed to @done
+ * @type: &enum rdlm_op_type
+ * @credit: spends a send credit
+ * @refs: CPU-atomic requests: send completion + result
+ * @tag: CPU-atomic request tag
+ * @raddr: remote address (one-sided verbs)
+ * @rkey: remote key
+ * @imm: immediate data (WRITE_IMM), big endian on the wire
+ * @arg0: FA addend, CAS compare value
+ * @arg1: CAS swap value
+ * @mr: MR to register (REG)
+ * @access: its access flags
+ * @len: bytes of @buf in use
+ * @dir: DMA direction of @buf
+ * @dma: DMA address of @buf while posted
+ * @t0: post time, for the latency histogram
+ * @buf: atomic/READ result, WRITE_IMM payload or message
+ */
+struct rdlm_op {
+	struct ib_cqe cqe;
+	struct list_head entry;
+	struct rdlm_conn *conn;
+	struct rdlm_fabric_ls *ls;
+	struct rdlm_export *exp;
+	rdlm_fabric_done_t done;
+	void *ctx;
+	struct rdlm_cqe res;
+	u8 type;
+	bool credit;
+	atomic_t refs;
+	u32 tag;
+	u64 raddr;
+	u32 rkey;
+	u32 imm;
+	u64 arg0;
+	u64 arg1;
+	struct ib_mr *mr;
+	int access;
+	u32 len;
+	enum dma_data_direction dir;
+	u64 dma;
+	ktime_t t0;
+	u8 buf[RDLM_MSG_MAX] ____cacheline_aligned;
+};
+
+/* ---- the fabric: one per module, owns everything above ---- */
+
+/*
+ * @mutex serialises all control work (lockspace create and destroy,
+ * connection setup and teardown, device add and remove); it is never taken
+ * by the CM handler or in completion context, so teardown may call
+ * rdma_destroy_id() under it.
+ * @wq is ordered: a connection's connect, error and up works never race.
+ * @conns: changed under @mutex and @conn_lock, except that the CM handler
+ * adds accepted connections under @conn_lock only (it cannot take the
+ * mutex). So a walker holds @conn_lock, or @mutex and walks with RCU list
+ * primitives (entries may appear, none goes away): rdlm_for_each_conn().
+ * @lockspaces and @ls_index: RCU readers, changed under @mutex.
+ * @devices, @listener, @listen_port: under @mutex.
+ */
+struct rdlm_fabric {
+	struct mutex mutex;		/* control work */
+	struct workqueue_struct *wq;
+	spinlock_t conn_lock;		/* @conns, with @mutex */
+	struct list_head conns;
+	struct list_head lockspaces;
+	struct rdlm_fabric_ls __rcu *ls_index[RDLM_MAX_LOCKSPACES];
+	struct list_head devices;
+	struct rdma_cm_id *listener;
+	u16 listen_port;
+	atomic64_t rejected;		/* connection requests refused */
+};
+
 /* fabric.c */
-extern struct mutex rdlm_fabric_mutex;
-extern struct workqueue_struct *rdlm_wq;
-extern struct list_head rdlm_conn_list;
-extern spinlock_t rdlm_conn_list_lock;
-extern struct list_head rdlm_ls_list;
+extern struct rdlm_fabric rdlm_fabric;
 extern struct ib_client rdlm_ib_client;
-extern atomic64_t rdlm_rejected;
 extern unsigned int rdlm_heartbeat_ms;
 extern unsigned int rdlm_heartbeat_miss;
 extern unsigned int rdlm_connect_timeout_ms;
 extern unsigned int rdlm_ack_timeout;
 
-/*
- * rdlm_conn_list: changed under rdlm_fabric_mutex and rdlm_conn_list_lock,
- * except that the CM handler adds accepted connections under the spinlock
- * only (it cannot take the mutex: teardown destroys cm_ids under it). So a
- * walker holds the spinlock, or the mutex and walks with RCU list
- * primitives (entries may appear, none goes away).
- */
+/* see struct rdlm_fabric */
 #define rdlm_for_each_conn(conn) \
-	list_for_each_entry_rcu(conn, &rdlm_conn_list, entry, \
-				lockdep_is_held(&rdlm_fabric_mutex))
+	list_for_each_entry_rcu(conn, &rdlm_fabric.conns, entry, \
+				lockdep_is_held(&rdlm_fabric.mutex))
 
-struct rdlm_fabric_ls *rdlm_ls_by_lsid(u32 lsid);
-struct rdlm_fabric_ls *rdlm_ls_by_index(u32 index);
-struct rdlm_member *rdlm_ls_member(struct rdlm_fabric_ls *ls, u32 node);
-u64 *rdlm_ls_word_ptr(struct rdlm_fabric_ls *ls, u32 slot);
-struct rdlm_mbox_entry *rdlm_ls_mbox_ptr(struct rdlm_fabric_ls *ls, u32 slot);
-int rdlm_ls_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
-		 rdlm_fabric_done_t done, void *ctx);
-int rdlm_ls_claim(struct rdlm_fabric_ls *ls);
-void rdlm_ls_deliver(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx);
-void rdlm_ls_peer_event(struct rdlm_fabric_ls *ls, u32 node, bool up);
+struct rdlm_fabric_ls *rdlm_fabric_ls_by_lsid(u32 lsid);
+struct rdlm_fabric_ls *rdlm_fabric_ls_by_index(u32 index);
+struct rdlm_member *rdlm_fabric_ls_member(struct rdlm_fabric_ls *ls, u32 node);
+u64 *rdlm_fabric_ls_word_ptr(struct rdlm_fabric_ls *ls, u32 slot);
+struct rdlm_mbox_entry *rdlm_fabric_ls_mbox_ptr(struct rdlm_fabric_ls *ls, u32 slot);
+int rdlm_fabric_ls_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
+			rdlm_fabric_done_t done, void *ctx);
+int rdlm_fabric_ls_claim(struct rdlm_fabric_ls *ls);
+void rdlm_fabric_ls_deliver(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx);
+void rdlm_fabric_ls_peer_event(struct rdlm_fabric_ls *ls, u32 node, bool up);
 bool rdlm_node_allowed(u32 node, const struct sockaddr *addr);
 void rdlm_kick_active(u32 node);
 bool rdlm_dev_link_down(struct rdlm_device *dev);
 void rdlm_dev_cm_risk(struct rdlm_device *dev, const char *why, u32 node);
+
+/* fabric_wr.c */
+struct rdlm_op *rdlm_op_alloc(struct rdlm_conn *conn, u8 type);
+void rdlm_op_put(struct rdlm_op *op);
+void rdlm_op_complete(struct rdlm_op *op, int status, u64 value);
+int rdlm_op_submit(struct rdlm_conn *conn, struct rdlm_op *op);
+void rdlm_fail_list(struct list_head *list, int status);
+struct rdlm_op *rdlm_msg_alloc(struct rdlm_conn *conn, u8 type, u16 len,
+			       u32 src, u32 lsid);
+int rdlm_msg_send(struct rdlm_op *op);
+u32 rdlm_local_node(void);
+int rdlm_post_recv(struct rdlm_conn *conn, struct rdlm_rxbuf *rxb);
+int rdlm_conn_post(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
+		   const struct rdlm_verb *v, rdlm_fabric_done_t done,
+		   void *ctx);
+int rdlm_op_cache_init(void);
+void rdlm_op_cache_exit(void);
 
 /* fabric_conn.c */
 struct rdlm_conn *rdlm_conn_alloc(bool passive, u32 node);
@@ -347,17 +441,16 @@ void rdlm_conn_unlist(struct rdlm_conn *conn, struct list_head *dead);
 void rdlm_conn_error(struct rdlm_conn *conn);
 void rdlm_conn_link_event(struct rdlm_conn *conn, bool down);
 int rdlm_conn_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
-int rdlm_conn_post(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
-		   const struct rdlm_verb *v, rdlm_fabric_done_t done,
-		   void *ctx);
+const char *rdlm_conn_state_name(enum rdlm_conn_state state);
+
+/* fabric_export.c */
 int rdlm_conn_export(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls);
-void rdlm_conn_unexport(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
-			bool withdraw);
+void rdlm_conn_unexport(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls);
 void rdlm_conn_request_tables(struct rdlm_conn *conn,
 			      struct rdlm_fabric_ls *ls);
-const char *rdlm_conn_state_name(enum rdlm_conn_state state);
-int rdlm_op_cache_init(void);
-void rdlm_op_cache_exit(void);
+struct rdlm_export *rdlm_conn_find_export(struct rdlm_conn *conn,
+					  struct rdlm_fabric_ls *ls);
+void rdlm_export_free(struct rdlm_conn *conn, struct rdlm_export *exp);
 
 /* fabric_selftest.c */
 void rdlm_selftest_rx(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx);

@@ -55,7 +55,7 @@ static u64 rdlm_st_pattern(u32 src, u32 seq)
  */
 void rdlm_selftest_rx(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx)
 {
-	struct rdlm_member *m = rdlm_ls_member(ls, rx->src);
+	struct rdlm_member *m = rdlm_fabric_ls_member(ls, rx->src);
 	bool ok;
 
 	if (!m)
@@ -130,7 +130,7 @@ static int rdlm_st_post(struct rdlm_fabric_ls *ls, struct rdlm_st_batch *b,
 	atomic_inc(&b->left);
 	if (b->t)
 		b->t[idx] = ktime_get();
-	ret = rdlm_ls_post(ls, v, rdlm_st_done, b);
+	ret = rdlm_fabric_ls_post(ls, v, rdlm_st_done, b);
 	if (ret) {
 		atomic_dec(&b->left);
 		pr_info("%s: post to node %u failed: %d\n", ls->name, v->node,
@@ -433,7 +433,7 @@ static int rdlm_st_run(char *cmd)
 		return -ENOENT;
 	ret = -EINVAL;
 	if (!strcmp(op, "claim") && n == 2) {
-		ret = rdlm_ls_claim(ls);
+		ret = rdlm_fabric_ls_claim(ls);
 	} else if (n < 3) {
 		/* every other command takes a number */
 	} else if (!strcmp(op, "wait")) {
@@ -452,7 +452,7 @@ static int rdlm_st_run(char *cmd)
 	} else if (!strcmp(op, "rx") && n == 4) {
 		ret = rdlm_st_rx(ls, bnum, min_t(u64, a, 600));
 	} else if (!strcmp(op, "lat") && n == 4 && a && a <= RDLM_ST_MAX &&
-		   rdlm_ls_member(ls, bnum)) {
+		   rdlm_fabric_ls_member(ls, bnum)) {
 		ret = rdlm_st_lat(ls, bnum, a);
 	}
 	rdlm_fabric_ls_put(ls);

@@ -1055,7 +1055,6 @@ static void rdlm_lkb_timeout(struct timer_list *t)
 {
 	struct rdlm_lkb *lkb = from_timer(lkb, t, timeout);
 	struct rdlm_lockspace *ls = lkb->ls;
-
 	struct rdlm_slot *s;
 
 	spin_lock_bh(&ls->lock);

@@ -635,7 +635,7 @@ static void rdlm_ls_free_work(struct work_struct *work)
  * included: destroying that queue (or anything that sleeps) waits for a
  * work item of the module's own queue.
  */
-static void rdlm_ls_release(struct kref *ref)
+static void rdlm_lockspace_release(struct kref *ref)
 {
 	struct rdlm_lockspace *ls = container_of(ref, struct rdlm_lockspace,
 						 ref);
@@ -837,7 +837,7 @@ void rdlm_lockspace_destroy(struct rdlm_lockspace *ls)
 	rdlm_ls_run_cqes(ls);
 	rdlm_ls_free_slots(ls);
 	spin_unlock_bh(&ls->lock);
-	kref_put(&ls->ref, rdlm_ls_release);
+	kref_put(&ls->ref, rdlm_lockspace_release);
 }
 
 /**
@@ -880,7 +880,7 @@ EXPORT_SYMBOL_GPL(rdlm_lockspace_find);
  */
 void rdlm_lockspace_put(struct rdlm_lockspace *ls)
 {
-	kref_put(&ls->ref, rdlm_ls_release);
+	kref_put(&ls->ref, rdlm_lockspace_release);
 }
 EXPORT_SYMBOL_GPL(rdlm_lockspace_put);
 

@@ -1,0 +1,882 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlm fabric: work requests, completions and messages.
+ *
+ * Every verb and message is a struct rdlm_op posted on a connection's QP,
+ * or queued on its backlog while it has no credit or send queue slot.
+ * Completions run in softirq (IB_POLL_SOFTIRQ) and are dispatched by their
+ * struct ib_cqe; received messages are checked field by field before use.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+
+#include "fabric_priv.h"
+
+static struct kmem_cache *rdlm_op_cache;
+
+/* ---- ops ------------------------------------------------------------ */
+
+struct rdlm_op *rdlm_op_alloc(struct rdlm_conn *conn, u8 type)
+{
+	struct rdlm_op *op;
+
+	op = kmem_cache_zalloc(rdlm_op_cache, GFP_ATOMIC);
+	if (!op)
+		return NULL;
+	op->conn = conn;
+	op->type = type;
+	atomic_set(&op->refs, 1);
+	op->res.kind = RDLM_VERB_NR;
+	return op;
+}
+
+void rdlm_op_put(struct rdlm_op *op)
+{
+	if (atomic_dec_and_test(&op->refs))
+		kmem_cache_free(rdlm_op_cache, op);
+}
+
+static void rdlm_lat_account(struct rdlm_conn *conn, u8 kind, ktime_t t0)
+{
+	s64 us = ktime_us_delta(ktime_get(), t0);
+	int b = us > 0 ? fls64(us) : 0;
+
+	if (kind >= RDLM_VERB_NR)
+		return;
+	atomic64_inc(&conn->stats.lat[kind][min(b, RDLM_LAT_BUCKETS - 1)]);
+}
+
+/* Hand the result to the user, exactly once per op. */
+void rdlm_op_complete(struct rdlm_op *op, int status, u64 value)
+{
+	struct rdlm_fabric_ls *ls = op->ls;
+
+	op->res.status = status;
+	op->res.value = value;
+	if (!status)
+		rdlm_lat_account(op->conn, op->res.kind, op->t0);
+	/* rdlm_fabric_ls_quiesce() waits for this section to end */
+	rcu_read_lock();
+	if (op->done)
+		op->done(op->ctx, &op->res);
+	if (ls && atomic_dec_and_test(&ls->inflight))
+		wake_up(&ls->wait);
+	rcu_read_unlock();
+}
+
+void rdlm_fail_list(struct list_head *list, int status)
+{
+	struct rdlm_op *op, *tmp;
+
+	list_for_each_entry_safe(op, tmp, list, entry) {
+		list_del(&op->entry);
+		if (op->type == RDLM_OP_REG && op->exp &&
+		    atomic_dec_and_test(&op->exp->regs))
+			wake_up_all(&op->exp->ls->wait);
+		rdlm_op_complete(op, status, 0);
+		if (op->type == RDLM_OP_AREQ)
+			rdlm_op_put(op);	/* no result will come */
+		rdlm_op_put(op);
+	}
+}
+
+static void rdlm_op_done(struct ib_cq *cq, struct ib_wc *wc);
+static int rdlm_op_post_locked(struct rdlm_conn *conn, struct rdlm_op *op)
+{
+	struct ib_device *ibdev = conn->dev->ibdev;
+	struct ib_sge sge = {};
+	struct ib_atomic_wr awr = {};
+	struct ib_rdma_wr rwr = {};
+	struct ib_reg_wr reg = {};
+	struct ib_send_wr *wr;
+	int ret;
+
+	if (op->type == RDLM_OP_MSG || op->type == RDLM_OP_AREQ) {
+		struct rdlm_wire_hdr *hdr = (struct rdlm_wire_hdr *)op->buf;
+
+		if (conn->passive) {
+			hdr->credits = cpu_to_le16(conn->to_return);
+			conn->to_return = 0;
+		}
+	}
+	if (op->type == RDLM_OP_AREQ) {
+		struct rdlm_wire_areq *req = (struct rdlm_wire_areq *)op->buf;
+
+		ret = xa_alloc_cyclic_bh(&conn->pending, &op->tag, op,
+					 xa_limit_32b, &conn->next_tag,
+					 GFP_ATOMIC);
+		if (ret < 0)
+			return ret;
+		req->tag = cpu_to_le64(op->tag);
+	}
+
+	if (op->type != RDLM_OP_REG) {
+		op->dma = ib_dma_map_single(ibdev, op->buf, op->len, op->dir);
+		if (ib_dma_mapping_error(ibdev, op->dma)) {
+			ret = -ENOMEM;
+			goto out_tag;
+		}
+		sge.addr = op->dma;
+		sge.length = op->len;
+		sge.lkey = conn->dev->pd->local_dma_lkey;
+	}
+
+	switch (op->type) {
+	case RDLM_OP_VERB:
+		if (op->res.kind == RDLM_VERB_FA || op->res.kind == RDLM_VERB_CAS) {
+			awr.wr.opcode = op->res.kind == RDLM_VERB_FA ?
+					IB_WR_ATOMIC_FETCH_AND_ADD :
+					IB_WR_ATOMIC_CMP_AND_SWP;
+			awr.remote_addr = op->raddr;
+			awr.rkey = op->rkey;
+			awr.compare_add = op->arg0;
+			awr.swap = op->arg1;
+			wr = &awr.wr;
+		} else {
+			rwr.wr.opcode = op->res.kind == RDLM_VERB_READ ?
+					IB_WR_RDMA_READ :
+					IB_WR_RDMA_WRITE_WITH_IMM;
+			rwr.wr.ex.imm_data = cpu_to_be32(op->imm);
+			rwr.remote_addr = op->raddr;
+			rwr.rkey = op->rkey;
+			wr = &rwr.wr;
+		}
+		break;
+	case RDLM_OP_REG:
+		reg.wr.opcode = IB_WR_REG_MR;
+		reg.mr = op->mr;
+		reg.key = op->mr->rkey;
+		reg.access = op->access;
+		wr = &reg.wr;
+		break;
+	default:
+		rwr.wr.opcode = IB_WR_SEND;
+		wr = &rwr.wr;
+		break;
+	}
+	op->cqe.done = rdlm_op_done;
+	wr->wr_cqe = &op->cqe;
+	wr->send_flags = IB_SEND_SIGNALED;
+	if (op->type != RDLM_OP_REG) {
+		wr->sg_list = &sge;
+		wr->num_sge = 1;
+	}
+	op->t0 = ktime_get();
+	ret = ib_post_send(conn->qp, wr, NULL);
+	if (ret)
+		goto out_unmap;
+	if (op->res.kind < RDLM_VERB_NR)
+		atomic64_inc(&conn->stats.verbs[op->res.kind]);
+	if (op->type == RDLM_OP_MSG || op->type == RDLM_OP_AREQ)
+		atomic64_inc(&conn->stats.msgs_out);
+	if (op->credit)
+		WRITE_ONCE(conn->last_msg_out, jiffies);
+	return 0;
+
+out_unmap:
+	if (op->type != RDLM_OP_REG)
+		ib_dma_unmap_single(ibdev, op->dma, op->len, op->dir);
+out_tag:
+	if (op->type == RDLM_OP_AREQ)
+		xa_erase_bh(&conn->pending, op->tag);
+	return ret;
+}
+
+/* Post what the credits and the send queue allow; failures go to @failed. */
+static void rdlm_conn_kick_locked(struct rdlm_conn *conn,
+				  struct list_head *failed)
+{
+	struct rdlm_op *op;
+
+	while (!list_empty(&conn->backlog) && conn->state == RDLM_CONN_LIVE) {
+		op = list_first_entry(&conn->backlog, struct rdlm_op, entry);
+		if (!conn->sq_free || (op->credit && !conn->credits))
+			break;
+		/*
+		 * rxe's retransmission restarts at the oldest unacknowledged
+		 * work request and executes a completed-but-unreaped REG_MR
+		 * after it again, which fails ("not free") and kills the QP.
+		 * So a REG_MR goes out only on an empty send queue.
+		 */
+		if (op->type == RDLM_OP_REG && conn->sq_free != RDLM_SQ_DEPTH)
+			break;
+		list_del(&op->entry);
+		conn->backlog_len--;
+		conn->sq_free--;
+		if (op->credit)
+			conn->credits--;
+		if (rdlm_op_post_locked(conn, op)) {
+			conn->sq_free++;
+			if (op->credit)
+				conn->credits++;
+			list_add_tail(&op->entry, failed);
+			/* a QP that refuses work requests is broken */
+			if (conn->state == RDLM_CONN_LIVE) {
+				conn->state = RDLM_CONN_ERROR;
+				queue_delayed_work(rdlm_fabric.wq, &conn->err_work, 0);
+			}
+		}
+	}
+}
+
+static void rdlm_conn_kick(struct rdlm_conn *conn)
+{
+	LIST_HEAD(failed);
+
+	spin_lock_bh(&conn->lock);
+	rdlm_conn_kick_locked(conn, &failed);
+	spin_unlock_bh(&conn->lock);
+	rdlm_fail_list(&failed, -EIO);
+}
+
+/* Queue @op; on a connection that is not live it is not taken. */
+int rdlm_op_submit(struct rdlm_conn *conn, struct rdlm_op *op)
+{
+	LIST_HEAD(failed);
+
+	spin_lock_bh(&conn->lock);
+	if (conn->state != RDLM_CONN_LIVE) {
+		spin_unlock_bh(&conn->lock);
+		return -ENOTCONN;
+	}
+	list_add_tail(&op->entry, &conn->backlog);
+	conn->backlog_len++;
+	rdlm_conn_kick_locked(conn, &failed);
+	spin_unlock_bh(&conn->lock);
+	rdlm_fail_list(&failed, -EIO);
+	return 0;
+}
+
+static void rdlm_wire_init(struct rdlm_wire_hdr *hdr, u8 type, u16 len,
+			   u32 src, u32 lsid)
+{
+	hdr->magic = cpu_to_le32(RDLM_WIRE_MAGIC);
+	hdr->version = RDLM_WIRE_VERSION;
+	hdr->type = type;
+	hdr->len = cpu_to_le16(len);
+	hdr->src = cpu_to_le32(src);
+	hdr->lsid = cpu_to_le32(lsid);
+}
+
+/* Allocate a fabric message op with an initialised header. */
+struct rdlm_op *rdlm_msg_alloc(struct rdlm_conn *conn, u8 type, u16 len,
+			       u32 src, u32 lsid)
+{
+	struct rdlm_op *op = rdlm_op_alloc(conn, RDLM_OP_MSG);
+
+	if (!op)
+		return NULL;
+	op->len = len;
+	op->dir = DMA_TO_DEVICE;
+	op->credit = !conn->passive;
+	rdlm_wire_init((struct rdlm_wire_hdr *)op->buf, type, len, src, lsid);
+	return op;
+}
+
+int rdlm_msg_send(struct rdlm_op *op)
+{
+	int ret = rdlm_op_submit(op->conn, op);
+
+	if (ret)
+		rdlm_op_put(op);
+	return ret;
+}
+
+/* The local node id, as every lockspace knows it. */
+u32 rdlm_local_node(void)
+{
+	struct rdlm_fabric_ls *ls;
+	u32 node = 0;
+
+	rcu_read_lock();
+	ls = list_first_or_null_rcu(&rdlm_fabric.lockspaces, struct rdlm_fabric_ls, entry);
+	if (ls)
+		node = ls->local;
+	rcu_read_unlock();
+	return node;
+}
+
+/**
+ * rdlm_conn_post() - map one engine verb onto a connection
+ * @conn: active connection to the verb's target node
+ * @ls: lockspace the verb belongs to
+ * @v: the verb
+ * @done: completion callback, called once unless an error is returned
+ * @ctx: its argument
+ *
+ * Never sleeps. Context: process or softirq, not hard irq.
+ *
+ * Return: 0, -ENOTCONN when the target is not connected or its table not
+ * yet known, -EINVAL for a slot out of range, -ENOMEM.
+ */
+int rdlm_conn_post(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
+		   const struct rdlm_verb *v, rdlm_fabric_done_t done,
+		   void *ctx)
+{
+	struct rdlm_member *m = rdlm_fabric_ls_member(ls, v->node);
+	struct rdlm_remote *r = &m->remote;
+	bool cpu = ls->atomic_mode == RDLM_ATOMIC_CPU;
+	u8 type = RDLM_OP_VERB;
+	struct rdlm_op *op;
+	u32 chunk;
+	int ret;
+
+	switch (v->kind) {
+	case RDLM_VERB_FA:
+	case RDLM_VERB_CAS:
+	case RDLM_VERB_READ:
+		if (v->slot >= ls->nr_slots)
+			return -EINVAL;
+		if (cpu)
+			type = RDLM_OP_AREQ;
+		break;
+	case RDLM_VERB_WRITE_IMM:
+		if (v->slot >= ls->nr_mbox)
+			return -EINVAL;
+		break;
+	case RDLM_VERB_SEND:
+		type = RDLM_OP_MSG;
+		break;
+	default:
+		return -EINVAL;
+	}
+	op = rdlm_op_alloc(conn, type);
+	if (!op)
+		return -ENOMEM;
+	op->ls = ls;
+	op->done = done;
+	op->ctx = ctx;
+	op->res.req = v->req;
+	op->res.cookie = v->cookie;
+	op->res.kind = v->kind;
+	op->arg0 = v->arg0;
+	op->arg1 = v->arg1;
+
+	spin_lock_bh(&ls->lock);
+	if (!r->ready) {
+		spin_unlock_bh(&ls->lock);
+		rdlm_op_put(op);
+		return -ENOTCONN;
+	}
+	if (type == RDLM_OP_VERB && v->kind == RDLM_VERB_WRITE_IMM) {
+		struct rdlm_mbox_entry *e = (struct rdlm_mbox_entry *)op->buf;
+
+		e->value = cpu_to_le64(v->arg0);
+		e->imm = cpu_to_le32(v->imm);
+		e->src = cpu_to_le32(ls->local);
+		op->raddr = r->mbox_addr + (u64)v->slot * sizeof(*e);
+		op->rkey = r->mbox_rkey;
+		op->imm = r->ls_index << 24 | v->slot;
+		op->len = sizeof(*e);
+		op->dir = DMA_TO_DEVICE;
+		op->credit = true;
+	} else if (type == RDLM_OP_VERB) {
+		chunk = v->slot / r->chunk_slots;
+		op->raddr = r->addr[chunk] +
+			    (u64)(v->slot % r->chunk_slots) * sizeof(u64);
+		op->rkey = r->rkey[chunk];
+		op->len = sizeof(u64);
+		op->dir = DMA_FROM_DEVICE;
+	}
+	spin_unlock_bh(&ls->lock);
+
+	if (type == RDLM_OP_AREQ) {
+		struct rdlm_wire_areq *req = (struct rdlm_wire_areq *)op->buf;
+
+		rdlm_wire_init(&req->hdr, RDLM_W_AREQ, sizeof(*req), ls->local,
+			       ls->lsid);
+		req->kind = v->kind;
+		req->slot = cpu_to_le32(v->slot);
+		req->arg0 = cpu_to_le64(v->arg0);
+		req->arg1 = cpu_to_le64(v->arg1);
+		op->len = sizeof(*req);
+		op->dir = DMA_TO_DEVICE;
+		op->credit = true;
+		atomic_set(&op->refs, 2);	/* send completion + result */
+	} else if (type == RDLM_OP_MSG) {
+		struct rdlm_wire_engine *msg = (struct rdlm_wire_engine *)op->buf;
+
+		rdlm_wire_init(&msg->hdr, RDLM_W_ENGINE, sizeof(*msg),
+			       ls->local, ls->lsid);
+		msg->type = cpu_to_le16(v->msg.type);
+		msg->mode = v->msg.mode;
+		msg->flags = v->msg.flags;
+		msg->src = cpu_to_le32(v->msg.src);
+		msg->slot = cpu_to_le32(v->msg.slot);
+		msg->reqid = cpu_to_le64(v->msg.reqid);
+		msg->token = cpu_to_le64(v->msg.token);
+		msg->arg = cpu_to_le64(v->msg.arg);
+		op->len = sizeof(*msg);
+		op->dir = DMA_TO_DEVICE;
+		op->credit = true;
+	}
+
+	atomic_inc(&ls->inflight);
+	ret = rdlm_op_submit(conn, op);
+	if (ret) {
+		atomic_dec(&ls->inflight);
+		atomic_set(&op->refs, 1);
+		rdlm_op_put(op);
+	}
+	return ret;
+}
+
+static void rdlm_op_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdlm_op *op = container_of(wc->wr_cqe, struct rdlm_op, cqe);
+	struct rdlm_conn *conn = op->conn;
+	int status = 0;
+
+	if (op->type != RDLM_OP_REG)
+		ib_dma_unmap_single(conn->dev->ibdev, op->dma, op->len,
+				    op->dir);
+	if (wc->status != IB_WC_SUCCESS) {
+		status = wc->status == IB_WC_WR_FLUSH_ERR ? -ECONNRESET : -EIO;
+		if (status == -EIO) {
+			atomic64_inc(&conn->stats.errors);
+			pr_info_ratelimited("node %u: %s failed: %s\n",
+					    conn->node,
+					    conn->passive ? "reply" : "verb",
+					    ib_wc_status_msg(wc->status));
+			rdlm_conn_error(conn);
+		}
+	} else {
+		/* RC: a successful send completion was acknowledged */
+		WRITE_ONCE(conn->last_alive, jiffies);
+	}
+
+	spin_lock_bh(&conn->lock);
+	conn->sq_free++;
+	spin_unlock_bh(&conn->lock);
+
+	switch (op->type) {
+	case RDLM_OP_VERB:
+		rdlm_op_complete(op, status, status ? 0 : *(u64 *)op->buf);
+		rdlm_op_put(op);
+		break;
+	case RDLM_OP_AREQ:
+		/* the result completes it, or teardown does */
+		if (status && xa_erase_bh(&conn->pending, op->tag) == op) {
+			rdlm_op_complete(op, status, 0);
+			rdlm_op_put(op);
+		}
+		rdlm_op_put(op);
+		break;
+	case RDLM_OP_REG:
+		if (atomic_dec_and_test(&op->exp->regs))
+			wake_up_all(&op->exp->ls->wait);
+		rdlm_op_put(op);
+		break;
+	default:
+		rdlm_op_complete(op, status, 0);
+		rdlm_op_put(op);
+		break;
+	}
+	rdlm_conn_kick(conn);
+}
+
+/* ---- receiving ------------------------------------------------------ */
+
+static void rdlm_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+
+int rdlm_post_recv(struct rdlm_conn *conn, struct rdlm_rxbuf *rxb)
+{
+	struct ib_sge sge = {
+		.addr	= rxb->dma,
+		.length	= RDLM_MSG_MAX,
+		.lkey	= conn->dev->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe	= &rxb->cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	rxb->cqe.done = rdlm_recv_done;
+	ib_dma_sync_single_for_device(conn->dev->ibdev, rxb->dma,
+				      RDLM_MSG_MAX, DMA_FROM_DEVICE);
+	return ib_post_recv(conn->qp, &wr, NULL);
+}
+
+static void rdlm_proto_error(struct rdlm_conn *conn, const char *why)
+{
+	atomic64_inc(&conn->stats.proto);
+	pr_info_ratelimited("node %u: bad message (%s), reconnecting\n",
+			    conn->node, why);
+	rdlm_conn_error(conn);
+}
+
+static const u16 rdlm_wire_size[RDLM_W_NR] = {
+	[RDLM_W_TABLE]		= sizeof(struct rdlm_wire_table),
+	[RDLM_W_TABLE_REQ]	= sizeof(struct rdlm_wire_hdr),
+	[RDLM_W_WITHDRAW]	= sizeof(struct rdlm_wire_hdr),
+	[RDLM_W_ENGINE]		= sizeof(struct rdlm_wire_engine),
+	[RDLM_W_AREQ]		= sizeof(struct rdlm_wire_areq),
+	[RDLM_W_ARESP]		= sizeof(struct rdlm_wire_aresp),
+	[RDLM_W_HEARTBEAT]	= sizeof(struct rdlm_wire_hdr),
+	[RDLM_W_CREDIT]		= sizeof(struct rdlm_wire_hdr),
+};
+
+/* Which side may receive each type: true = the passive (serving) side. */
+static const bool rdlm_wire_to_passive[RDLM_W_NR] = {
+	[RDLM_W_TABLE_REQ]	= true,
+	[RDLM_W_ENGINE]		= true,
+	[RDLM_W_AREQ]		= true,
+	[RDLM_W_HEARTBEAT]	= true,
+};
+
+/*
+ * Can @ibdev execute atomics that a kernel consumer posts? mlx5 refuses
+ * them (-EOPNOTSUPP from its post_send), devices without atomics too.
+ */
+static bool rdlm_kernel_atomics(struct ib_device *ibdev)
+{
+	return ibdev->attrs.atomic_cap != IB_ATOMIC_NONE &&
+	       ibdev->ops.driver_id != RDMA_DRIVER_MLX5;
+}
+
+static void rdlm_rx_table(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
+			  const struct rdlm_wire_table *t)
+{
+	struct rdlm_member *m = rdlm_fabric_ls_member(ls, conn->node);
+	u32 nr_chunks = le16_to_cpu(t->nr_chunks);
+	u32 chunk = le16_to_cpu(t->chunk);
+	u32 cslots = le32_to_cpu(t->chunk_slots);
+	u32 index = le32_to_cpu(t->ls_index);
+	struct rdlm_remote *r;
+	bool up = false;
+
+	if (le32_to_cpu(t->nr_slots) != ls->nr_slots ||
+	    le32_to_cpu(t->nr_mbox) != ls->nr_mbox ||
+	    t->atomic_mode != ls->atomic_mode) {
+		pr_info_ratelimited("lockspace %s: node %u has another table size or atomic mode\n",
+				    ls->name, conn->node);
+		return;
+	}
+	if (ls->atomic_mode == RDLM_ATOMIC_NIC &&
+	    !rdlm_kernel_atomics(conn->dev->ibdev)) {
+		pr_info_ratelimited("lockspace %s: %s cannot post atomics from the kernel, use atomic_mode=cpu\n",
+				    ls->name, dev_name(&conn->dev->ibdev->dev));
+		return;
+	}
+	if (index >= RDLM_MAX_LOCKSPACES || nr_chunks > RDLM_MAX_CHUNKS ||
+	    (ls->atomic_mode == RDLM_ATOMIC_NIC &&
+	     (!nr_chunks || chunk >= nr_chunks || !cslots ||
+	      (u64)cslots * nr_chunks < ls->nr_slots)) ||
+	    (ls->atomic_mode == RDLM_ATOMIC_CPU && (nr_chunks || chunk))) {
+		rdlm_proto_error(conn, "table description");
+		return;
+	}
+	r = &m->remote;
+	spin_lock_bh(&ls->lock);
+	if (r->ls_index != index || r->chunk_slots != cslots ||
+	    r->nr_chunks != nr_chunks) {
+		memset(r, 0, sizeof(*r));
+		r->ls_index = index;
+		r->chunk_slots = cslots;
+		r->nr_chunks = nr_chunks;
+	}
+	r->mbox_addr = le64_to_cpu(t->mbox_addr);
+	r->mbox_rkey = le32_to_cpu(t->mbox_rkey);
+	if (nr_chunks) {
+		r->addr[chunk] = le64_to_cpu(t->addr);
+		r->rkey[chunk] = le32_to_cpu(t->rkey);
+		set_bit(chunk, r->have);
+	}
+	if (!r->ready && bitmap_full(r->have, nr_chunks)) {
+		r->ready = true;
+		up = true;
+	}
+	spin_unlock_bh(&ls->lock);
+	if (up)
+		rdlm_fabric_ls_peer_event(ls, conn->node, true);
+}
+
+static void rdlm_rx_areq(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
+			 const struct rdlm_wire_areq *req)
+{
+	struct rdlm_wire_aresp *resp;
+	u32 slot = le32_to_cpu(req->slot);
+	struct rdlm_op *op;
+	u32 status = 0;
+	u64 old = 0;
+	u64 *word;
+
+	if (!ls)
+		status = ENOENT;
+	else if (ls->atomic_mode != RDLM_ATOMIC_CPU || slot >= ls->nr_slots ||
+		 (req->kind != RDLM_VERB_FA && req->kind != RDLM_VERB_CAS &&
+		  req->kind != RDLM_VERB_READ))
+		status = EINVAL;
+	if (!status) {
+		word = rdlm_fabric_ls_word_ptr(ls, slot);
+		spin_lock_bh(&ls->lock);
+		old = READ_ONCE(*word);
+		WRITE_ONCE(*word, rdlm_word_apply(old, req->kind,
+						  le64_to_cpu(req->arg0),
+						  le64_to_cpu(req->arg1)));
+		spin_unlock_bh(&ls->lock);
+	}
+	op = rdlm_msg_alloc(conn, RDLM_W_ARESP, sizeof(*resp),
+			    ls ? ls->local : 0, le32_to_cpu(req->hdr.lsid));
+	if (!op) {
+		/* the requester would wait forever: make it fail instead */
+		rdlm_conn_error(conn);
+		return;
+	}
+	resp = (struct rdlm_wire_aresp *)op->buf;
+	resp->status = cpu_to_le32(status);
+	resp->tag = req->tag;
+	resp->value = cpu_to_le64(old);
+	rdlm_msg_send(op);
+}
+
+static void rdlm_rx_aresp(struct rdlm_conn *conn,
+			  const struct rdlm_wire_aresp *resp)
+{
+	u64 tag = le64_to_cpu(resp->tag);
+	u32 status = le32_to_cpu(resp->status);
+	struct rdlm_op *op;
+
+	if (tag > U32_MAX || status > MAX_ERRNO) {
+		rdlm_proto_error(conn, "atomic result");
+		return;
+	}
+	op = xa_erase_bh(&conn->pending, tag);
+	if (!op) {
+		rdlm_proto_error(conn, "unknown atomic tag");
+		return;
+	}
+	rdlm_op_complete(op, -(int)status, le64_to_cpu(resp->value));
+	rdlm_op_put(op);
+}
+
+static void rdlm_rx_engine(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
+			   const struct rdlm_wire_engine *msg)
+{
+	struct rdlm_rx rx = {
+		.kind = RDLM_VERB_SEND,
+		.src = conn->node,
+	};
+
+	rx.msg.type = le16_to_cpu(msg->type);
+	rx.msg.mode = msg->mode;
+	rx.msg.flags = msg->flags;
+	rx.msg.src = le32_to_cpu(msg->src);
+	rx.msg.slot = le32_to_cpu(msg->slot);
+	rx.msg.reqid = le64_to_cpu(msg->reqid);
+	rx.msg.token = le64_to_cpu(msg->token);
+	rx.msg.arg = le64_to_cpu(msg->arg);
+	rdlm_fabric_ls_deliver(ls, &rx);
+}
+
+static void rdlm_rx_msg(struct rdlm_conn *conn, const u8 *buf, u32 len)
+{
+	const struct rdlm_wire_hdr *hdr = (const struct rdlm_wire_hdr *)buf;
+	struct rdlm_fabric_ls *ls;
+	u16 credits;
+	u8 type;
+
+	if (len < sizeof(*hdr) || le32_to_cpu(hdr->magic) != RDLM_WIRE_MAGIC ||
+	    hdr->version != RDLM_WIRE_VERSION) {
+		rdlm_proto_error(conn, "header");
+		return;
+	}
+	type = hdr->type;
+	if (!type || type >= RDLM_W_NR || le16_to_cpu(hdr->len) != len ||
+	    rdlm_wire_size[type] != len ||
+	    le32_to_cpu(hdr->src) != conn->node ||
+	    rdlm_wire_to_passive[type] != conn->passive) {
+		rdlm_proto_error(conn, "type or length");
+		return;
+	}
+	credits = le16_to_cpu(hdr->credits);
+	if (credits) {
+		bool bad;
+
+		spin_lock_bh(&conn->lock);
+		bad = conn->passive || conn->credits + credits > RDLM_CREDITS;
+		if (!bad)
+			conn->credits += credits;
+		spin_unlock_bh(&conn->lock);
+		if (bad) {
+			rdlm_proto_error(conn, "credits");
+			return;
+		}
+		rdlm_conn_kick(conn);
+	}
+
+	rcu_read_lock();
+	ls = rdlm_fabric_ls_by_lsid(le32_to_cpu(hdr->lsid));
+	if (ls && !rdlm_fabric_ls_member(ls, conn->node))
+		ls = NULL;
+	switch (type) {
+	case RDLM_W_TABLE:
+		if (ls)
+			rdlm_rx_table(conn, ls, (const void *)buf);
+		break;
+	case RDLM_W_WITHDRAW:
+		if (ls) {
+			spin_lock_bh(&ls->lock);
+			memset(&rdlm_fabric_ls_member(ls, conn->node)->remote, 0,
+			       sizeof(struct rdlm_remote));
+			spin_unlock_bh(&ls->lock);
+			rdlm_fabric_ls_peer_event(ls, conn->node, false);
+		}
+		break;
+	case RDLM_W_TABLE_REQ:
+		queue_work(rdlm_fabric.wq, &conn->up_work);
+		break;
+	case RDLM_W_ENGINE:
+		if (ls)
+			rdlm_rx_engine(conn, ls, (const void *)buf);
+		break;
+	case RDLM_W_AREQ:
+		rdlm_rx_areq(conn, ls, (const void *)buf);
+		break;
+	case RDLM_W_ARESP:
+		rdlm_rx_aresp(conn, (const void *)buf);
+		break;
+	default:	/* HEARTBEAT, CREDIT: the header said it all */
+		break;
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * The mailbox is a streaming DMA mapping (one per passive connection, the
+ * peer writes through it): hand @slot to the CPU before reading it (a
+ * no-op with rxe, a copy with swiotlb). Never back to the device: the CPU
+ * does not write it, and a copy back could overwrite a newer write that
+ * landed meanwhile.
+ */
+static void rdlm_mbox_sync(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
+			   u32 slot)
+{
+	size_t off = (size_t)slot * sizeof(struct rdlm_mbox_entry);
+	struct ib_device *ibdev = conn->dev->ibdev;
+	struct rdlm_export *exp;
+	struct scatterlist *sg;
+	int i;
+
+	spin_lock(&conn->lock);
+	exp = rdlm_conn_find_export(conn, ls);
+	for_each_sg(exp ? exp->mbox.sgt.sgl : NULL, sg,
+		    exp ? exp->mbox.nents : 0, i) {
+		dma_addr_t a = sg_dma_address(sg) + off;
+		size_t n = sizeof(struct rdlm_mbox_entry);
+
+		if (off >= sg_dma_len(sg)) {
+			off -= sg_dma_len(sg);
+			continue;
+		}
+		ib_dma_sync_single_for_cpu(ibdev, a, n, DMA_BIDIRECTIONAL);
+		break;
+	}
+	spin_unlock(&conn->lock);
+}
+
+static void rdlm_rx_imm(struct rdlm_conn *conn, u32 imm)
+{
+	struct rdlm_mbox_entry *e;
+	struct rdlm_fabric_ls *ls;
+	struct rdlm_rx rx = {
+		.kind = RDLM_VERB_WRITE_IMM,
+		.src = conn->node,
+		.slot = imm & 0xffffff,
+	};
+
+	if (!conn->passive) {
+		rdlm_proto_error(conn, "write to a requester");
+		return;
+	}
+	rcu_read_lock();
+	ls = rdlm_fabric_ls_by_index(imm >> 24);
+	if (ls && rdlm_fabric_ls_member(ls, conn->node) && rx.slot < ls->nr_mbox) {
+		e = rdlm_fabric_ls_mbox_ptr(ls, rx.slot);
+		rdlm_mbox_sync(conn, ls, rx.slot);
+		rx.value = le64_to_cpu(READ_ONCE(e->value));
+		rx.imm = le32_to_cpu(READ_ONCE(e->imm));
+		rx.src = le32_to_cpu(READ_ONCE(e->src));
+		if (rx.src == conn->node)
+			rdlm_fabric_ls_deliver(ls, &rx);
+		else
+			atomic64_inc(&conn->stats.proto);
+	} else {
+		/* a lockspace that just went away: drop it */
+		atomic64_inc(&conn->stats.proto);
+	}
+	rcu_read_unlock();
+}
+
+static void rdlm_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rdlm_rxbuf *rxb = container_of(wc->wr_cqe, struct rdlm_rxbuf,
+					      cqe);
+	struct rdlm_conn *conn = rxb->conn;
+	u8 buf[RDLM_MSG_MAX];
+	bool credit = false;
+	u32 len = min_t(u32, wc->byte_len, RDLM_MSG_MAX);
+
+	if (wc->status != IB_WC_SUCCESS) {
+		if (wc->status != IB_WC_WR_FLUSH_ERR) {
+			atomic64_inc(&conn->stats.errors);
+			pr_info_ratelimited("node %u: receive failed: %s\n",
+					    conn->node,
+					    ib_wc_status_msg(wc->status));
+			rdlm_conn_error(conn);
+		}
+		return;
+	}
+	ib_dma_sync_single_for_cpu(conn->dev->ibdev, rxb->dma, RDLM_MSG_MAX,
+				   DMA_FROM_DEVICE);
+	memcpy(buf, rxb->data, len);
+	if (rdlm_post_recv(conn, rxb)) {
+		rdlm_conn_error(conn);
+		return;
+	}
+	WRITE_ONCE(conn->last_alive, jiffies);
+	atomic64_inc(&conn->stats.msgs_in);
+	if (conn->passive) {
+		spin_lock_bh(&conn->lock);
+		credit = ++conn->to_return >= RDLM_CREDIT_BATCH;
+		spin_unlock_bh(&conn->lock);
+	}
+
+	if (wc->opcode == IB_WC_RECV_RDMA_WITH_IMM)
+		rdlm_rx_imm(conn, be32_to_cpu(wc->ex.imm_data));
+	else if (wc->byte_len > RDLM_MSG_MAX)
+		rdlm_proto_error(conn, "oversized");
+	else
+		rdlm_rx_msg(conn, buf, len);
+
+	if (credit) {
+		struct rdlm_op *op;
+
+		op = rdlm_msg_alloc(conn, RDLM_W_CREDIT,
+				    sizeof(struct rdlm_wire_hdr),
+				    rdlm_local_node(), 0);
+		if (op)
+			rdlm_msg_send(op);
+	}
+}
+
+int rdlm_op_cache_init(void)
+{
+	rdlm_op_cache = KMEM_CACHE(rdlm_op, SLAB_HWCACHE_ALIGN);
+	return rdlm_op_cache ? 0 : -ENOMEM;
+}
+
+/**
+ * rdlm_op_cache_exit() - destroy the work request cache
+ */
+void rdlm_op_cache_exit(void)
+{
+	kmem_cache_destroy(rdlm_op_cache);
+}
