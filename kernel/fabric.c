@@ -640,7 +640,8 @@ int rdlm_fabric_ls_create(const struct rdlm_fabric_ls_cfg *cfg,
 			goto out_conns;
 		}
 		if (!conn) {
-			conn = rdlm_conn_alloc(false, m->cfg.nodeid);
+			conn = rdlm_conn_alloc(false, m->cfg.nodeid,
+					       cfg->local.nodeid);
 			if (!conn) {
 				ret = -ENOMEM;
 				goto out_conns;

@@ -164,6 +164,7 @@ static void rdlm_conn_forget_remote(struct rdlm_conn *conn)
 		spin_lock_bh(&ls->lock);
 		was = m->remote.ready;
 		memset(&m->remote, 0, sizeof(m->remote));
+		WRITE_ONCE(m->gen, m->gen + 1);
 		spin_unlock_bh(&ls->lock);
 		if (was)
 			rdlm_fabric_ls_peer_event(ls, conn->node, false);
@@ -405,6 +406,7 @@ out:
 		cancel_delayed_work(&conn->err_work);
 		cancel_delayed_work_sync(&conn->hb_work);
 		cancel_delayed_work_sync(&conn->timeout_work);
+		cancel_delayed_work_sync(&conn->unexport_work);
 		xa_destroy(&conn->pending);
 		kfree(conn);
 	}
@@ -534,7 +536,7 @@ static void rdlm_conn_hb_work(struct work_struct *work)
 	    !time_before(jiffies, READ_ONCE(conn->last_msg_out) + period)) {
 		op = rdlm_msg_alloc(conn, RDLM_W_HEARTBEAT,
 				    sizeof(struct rdlm_wire_hdr),
-				    rdlm_local_node(), 0);
+				    conn->local, 0);
 		if (op)
 			rdlm_msg_send(op);
 	}
@@ -542,7 +544,7 @@ static void rdlm_conn_hb_work(struct work_struct *work)
 	if (conn->passive && READ_ONCE(conn->to_return) >= RDLM_CREDIT_BATCH) {
 		op = rdlm_msg_alloc(conn, RDLM_W_CREDIT,
 				    sizeof(struct rdlm_wire_hdr),
-				    rdlm_local_node(), 0);
+				    conn->local, 0);
 		if (op)
 			rdlm_msg_send(op);
 	}
@@ -553,10 +555,11 @@ static void rdlm_conn_hb_work(struct work_struct *work)
  * rdlm_conn_alloc() - allocate an idle connection
  * @passive: accepted (true) or initiated (false)
  * @node: peer node id
+ * @local: our node id
  *
  * Return: the connection or NULL.
  */
-struct rdlm_conn *rdlm_conn_alloc(bool passive, u32 node)
+struct rdlm_conn *rdlm_conn_alloc(bool passive, u32 node, u32 local)
 {
 	struct rdlm_conn *conn = kzalloc(sizeof(*conn), GFP_KERNEL);
 
@@ -564,6 +567,7 @@ struct rdlm_conn *rdlm_conn_alloc(bool passive, u32 node)
 		return NULL;
 	conn->passive = passive;
 	conn->node = node;
+	conn->local = local;
 	spin_lock_init(&conn->lock);
 	INIT_LIST_HEAD(&conn->backlog);
 	INIT_LIST_HEAD(&conn->exports);
@@ -574,6 +578,7 @@ struct rdlm_conn *rdlm_conn_alloc(bool passive, u32 node)
 	INIT_WORK(&conn->up_work, rdlm_conn_up_work);
 	INIT_DELAYED_WORK(&conn->hb_work, rdlm_conn_hb_work);
 	INIT_DELAYED_WORK(&conn->timeout_work, rdlm_conn_timeout_work);
+	INIT_DELAYED_WORK(&conn->unexport_work, rdlm_conn_unexport_work);
 	conn->backoff_ms = RDLM_BACKOFF_MIN_MS;
 	conn->last_alive = jiffies;
 	conn->last_msg_out = jiffies;
@@ -594,6 +599,7 @@ void rdlm_conn_free(struct rdlm_conn *conn)
 	cancel_work_sync(&conn->up_work);
 	cancel_delayed_work_sync(&conn->hb_work);
 	cancel_delayed_work_sync(&conn->timeout_work);
+	cancel_delayed_work_sync(&conn->unexport_work);
 	xa_destroy(&conn->pending);
 	kfree(conn);
 }
@@ -623,7 +629,7 @@ static int rdlm_conn_request(struct rdma_cm_id *cm_id,
 	struct sockaddr *peer = (struct sockaddr *)&cm_id->route.addr.dst_addr;
 	struct rdma_conn_param param = {};
 	struct rdlm_conn *conn, *old;
-	u32 node;
+	u32 node, local;
 	int ret;
 
 	if (!p || ev->param.conn.private_data_len < sizeof(*p) ||
@@ -641,7 +647,10 @@ static int rdlm_conn_request(struct rdma_cm_id *cm_id,
 				    peer, node);
 		goto reject;
 	}
-	conn = rdlm_conn_alloc(true, node);
+	local = rdlm_local_node();
+	if (!local)
+		goto reject;	/* our last lockspace is going */
+	conn = rdlm_conn_alloc(true, node, local);
 	if (!conn)
 		goto reject;
 	conn->cm_id = cm_id;
@@ -705,7 +714,7 @@ static int rdlm_conn_route_resolved(struct rdlm_conn *conn,
 	struct rdlm_cm_priv priv = {
 		.magic = cpu_to_le32(RDLM_WIRE_MAGIC),
 		.version = RDLM_WIRE_VERSION,
-		.nodeid = cpu_to_le32(rdlm_local_node()),
+		.nodeid = cpu_to_le32(conn->local),
 	};
 	struct rdma_conn_param param = {
 		.private_data = &priv,

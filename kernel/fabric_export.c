@@ -6,7 +6,8 @@
  * its table (in chunks) and mailbox, registered with REG_MR work requests on
  * that connection's QP, and described to the peer in TABLE messages. They
  * are invalidated with the connection (its QP is drained first) or when the
- * lockspace goes (withdrawn with a WITHDRAW message).
+ * lockspace goes (withdrawn with a WITHDRAW message, freed once the peer
+ * answers that it will not use the keys any more).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -82,7 +83,7 @@ struct rdlm_export *rdlm_conn_find_export(struct rdlm_conn *conn,
 	struct rdlm_export *exp;
 
 	list_for_each_entry(exp, &conn->exports, entry)
-		if (exp->ls == ls)
+		if (exp->ls == ls && !exp->withdrawn)
 			return exp;
 	return NULL;
 }
@@ -218,12 +219,12 @@ void rdlm_export_free(struct rdlm_conn *conn, struct rdlm_export *exp)
  * @conn: passive connection
  * @ls: lockspace going away
  *
- * Tells the peer (a WITHDRAW message), then waits (at most 5 s) for
- * outstanding REG_MR work requests before the MRs are deregistered. A
- * connection that does not complete them is reset instead: its teardown
- * drains the QP and frees the export then, and the export holds a
- * reference on @ls until that happens. Context: process, rdlm_fabric.mutex
- * held.
+ * Tells the peer (a WITHDRAW message). Its MRs stay valid until the peer
+ * answers that it will not use their keys any more (WITHDRAWN, behind the
+ * verbs it had posted with them): deregistering them earlier would fail a
+ * verb already on its way, and with it the peer's whole connection. The
+ * export holds a reference on @ls until then, or until the connection's
+ * teardown frees it. Context: process, rdlm_fabric.mutex held.
  */
 void rdlm_conn_unexport(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls)
 {
@@ -233,15 +234,77 @@ void rdlm_conn_unexport(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls)
 	lockdep_assert_held(&rdlm_fabric.mutex);
 	if (!exp)
 		return;
+	spin_lock_bh(&conn->lock);
+	exp->withdrawn = true;
+	spin_unlock_bh(&conn->lock);
 	op = rdlm_msg_alloc(conn, RDLM_W_WITHDRAW, sizeof(struct rdlm_wire_hdr),
 			    ls->local, ls->lsid);
-	if (op)
-		rdlm_msg_send(op);
-	if (!wait_event_timeout(ls->wait, !atomic_read(&exp->regs), 5 * HZ)) {
+	if (!op || rdlm_msg_send(op))
+		rdlm_conn_error(conn);	/* no answer will come */
+}
+
+/**
+ * rdlm_conn_withdrawn() - the peer will not use a withdrawn table's keys
+ * @conn: passive connection
+ * @lsid: lockspace the table was for
+ *
+ * Answers come in the order of the WITHDRAWs: the oldest withdrawn export
+ * of @lsid is the one answered. An answer to nothing is a protocol error.
+ * Context: softirq (receive completion).
+ */
+void rdlm_conn_withdrawn(struct rdlm_conn *conn, u32 lsid)
+{
+	struct rdlm_export *exp;
+	bool found = false;
+
+	spin_lock(&conn->lock);
+	list_for_each_entry(exp, &conn->exports, entry) {
+		if (exp->withdrawn && !exp->acked && exp->ls->lsid == lsid) {
+			exp->acked = true;
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&conn->lock);
+	if (!found) {
+		atomic64_inc(&conn->stats.proto);
+		pr_info_ratelimited("node %u: bad message (answer to no withdrawal), reconnecting\n",
+				    conn->node);
 		rdlm_conn_error(conn);
 		return;
 	}
-	rdlm_export_free(conn, exp);
+	mod_delayed_work(rdlm_fabric.wq, &conn->unexport_work, 0);
+}
+
+/**
+ * rdlm_conn_unexport_work() - free the exports the peer is done with
+ * @work: &rdlm_conn.unexport_work
+ *
+ * A REG_MR still outstanding (posted before the WITHDRAW, completion not
+ * yet reaped) is waited for by polling: it completes or the connection
+ * fails, and its teardown frees every export.
+ */
+void rdlm_conn_unexport_work(struct work_struct *work)
+{
+	struct rdlm_conn *conn = container_of(to_delayed_work(work),
+					      struct rdlm_conn, unexport_work);
+	struct rdlm_export *exp, *tmp;
+
+	mutex_lock(&rdlm_fabric.mutex);
+	if (conn->dead)
+		goto out;
+	list_for_each_entry_safe(exp, tmp, &conn->exports, entry) {
+		if (!READ_ONCE(exp->acked))
+			continue;
+		if (atomic_read(&exp->regs)) {
+			queue_delayed_work(rdlm_fabric.wq, &conn->unexport_work,
+					   msecs_to_jiffies(10));
+			continue;
+		}
+		rdlm_export_free(conn, exp);
+	}
+out:
+	mutex_unlock(&rdlm_fabric.mutex);
 }
 
 /**

@@ -47,7 +47,7 @@
 #define RDLM_MAX_CHUNKS		64	/* MRs per table */
 
 #define RDLM_WIRE_MAGIC		0x4d4c4452	/* "RDLM" */
-#define RDLM_WIRE_VERSION	1
+#define RDLM_WIRE_VERSION	2
 
 /* ---- wire format: little endian, every field checked on receipt ---- */
 
@@ -60,6 +60,7 @@ enum rdlm_wire_type {
 	RDLM_W_ARESP,		/* passive -> active: CPU-atomic result */
 	RDLM_W_HEARTBEAT,	/* active -> passive: idle keepalive */
 	RDLM_W_CREDIT,		/* passive -> active: credits only */
+	RDLM_W_WITHDRAWN,	/* active -> passive: WITHDRAW seen, keys unused */
 	RDLM_W_NR
 };
 
@@ -172,6 +173,7 @@ struct rdlm_member {
 	struct rdlm_node_cfg cfg;
 	struct rdlm_conn *conn;		/* our active connection to it */
 	struct rdlm_remote remote;	/* under ls->lock */
+	u32 gen;			/* bumped when @remote is forgotten */
 	/* self-test receive accounting (no user attached) */
 	u32 rx_imm;
 	u32 rx_send;
@@ -249,11 +251,14 @@ struct rdlm_export {
 	struct rdlm_mrchunk *chunks;
 	struct rdlm_mrchunk mbox;
 	atomic_t regs;		/* REG_MR work requests not completed */
+	bool withdrawn;		/* WITHDRAW sent: the lockspace is going */
+	bool acked;		/* WITHDRAWN came: the MRs may go */
 };
 
 struct rdlm_conn {
 	bool passive;
 	u32 node;
+	u32 local;			/* our node id, the src of our messages */
 	struct sockaddr_storage addr;	/* peer (active) */
 	struct sockaddr_storage src;	/* local address (active) */
 	struct rdma_cm_id *cm_id;	/* parked: kept while the link is down */
@@ -286,6 +291,7 @@ struct rdlm_conn {
 	struct work_struct up_work;
 	struct delayed_work hb_work;	/* system_wq: never blocked */
 	struct delayed_work timeout_work;	/* connect timeout, system_wq */
+	struct delayed_work unexport_work;	/* frees acked exports */
 	unsigned long backoff_ms;
 	unsigned long connect_start;	/* jiffies */
 	unsigned long last_alive;	/* jiffies of the last completion */
@@ -331,6 +337,7 @@ enum rdlm_op_type {
  * @dir: DMA direction of @buf
  * @dma: DMA address of @buf while posted
  * @t0: post time, for the latency histogram
+ * @gen: the member's &rdlm_member.gen when posted (one-sided verbs)
  * @buf: atomic/READ result, WRITE_IMM payload or message
  */
 struct rdlm_op {
@@ -357,6 +364,7 @@ struct rdlm_op {
 	enum dma_data_direction dir;
 	u64 dma;
 	ktime_t t0;
+	u32 gen;
 	u8 buf[RDLM_MSG_MAX] ____cacheline_aligned;
 };
 
@@ -434,7 +442,7 @@ int rdlm_op_cache_init(void);
 void rdlm_op_cache_exit(void);
 
 /* fabric_conn.c */
-struct rdlm_conn *rdlm_conn_alloc(bool passive, u32 node);
+struct rdlm_conn *rdlm_conn_alloc(bool passive, u32 node, u32 local);
 void rdlm_conn_free(struct rdlm_conn *conn);
 void rdlm_conn_teardown(struct rdlm_conn *conn);
 void rdlm_conn_unlist(struct rdlm_conn *conn, struct list_head *dead);
@@ -451,6 +459,8 @@ void rdlm_conn_request_tables(struct rdlm_conn *conn,
 struct rdlm_export *rdlm_conn_find_export(struct rdlm_conn *conn,
 					  struct rdlm_fabric_ls *ls);
 void rdlm_export_free(struct rdlm_conn *conn, struct rdlm_export *exp);
+void rdlm_conn_withdrawn(struct rdlm_conn *conn, u32 lsid);
+void rdlm_conn_unexport_work(struct work_struct *work);
 
 /* fabric_selftest.c */
 void rdlm_selftest_rx(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx);

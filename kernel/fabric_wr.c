@@ -56,7 +56,17 @@ static void rdlm_lat_account(struct rdlm_conn *conn, u8 kind, ktime_t t0)
 void rdlm_op_complete(struct rdlm_op *op, int status, u64 value)
 {
 	struct rdlm_fabric_ls *ls = op->ls;
+	struct rdlm_member *m;
 
+	/*
+	 * A one-sided verb that completes after the peer withdrew the table
+	 * acted on memory of a lockspace that is gone there: a failure.
+	 */
+	if (ls && op->type == RDLM_OP_VERB && !status) {
+		m = rdlm_fabric_ls_member(ls, op->conn->node);
+		if (m && READ_ONCE(m->gen) != op->gen)
+			status = -ECONNRESET;
+	}
 	op->res.status = status;
 	op->res.value = value;
 	if (!status)
@@ -364,6 +374,7 @@ int rdlm_conn_post(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 		rdlm_op_put(op);
 		return -ENOTCONN;
 	}
+	op->gen = m->gen;
 	if (type == RDLM_OP_VERB && v->kind == RDLM_VERB_WRITE_IMM) {
 		struct rdlm_mbox_entry *e = (struct rdlm_mbox_entry *)op->buf;
 
@@ -521,6 +532,7 @@ static const u16 rdlm_wire_size[RDLM_W_NR] = {
 	[RDLM_W_ARESP]		= sizeof(struct rdlm_wire_aresp),
 	[RDLM_W_HEARTBEAT]	= sizeof(struct rdlm_wire_hdr),
 	[RDLM_W_CREDIT]		= sizeof(struct rdlm_wire_hdr),
+	[RDLM_W_WITHDRAWN]	= sizeof(struct rdlm_wire_hdr),
 };
 
 /* Which side may receive each type: true = the passive (serving) side. */
@@ -529,6 +541,7 @@ static const bool rdlm_wire_to_passive[RDLM_W_NR] = {
 	[RDLM_W_ENGINE]		= true,
 	[RDLM_W_AREQ]		= true,
 	[RDLM_W_HEARTBEAT]	= true,
+	[RDLM_W_WITHDRAWN]	= true,
 };
 
 /*
@@ -578,6 +591,7 @@ static void rdlm_rx_table(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 	if (r->ls_index != index || r->chunk_slots != cslots ||
 	    r->nr_chunks != nr_chunks) {
 		memset(r, 0, sizeof(*r));
+		WRITE_ONCE(m->gen, m->gen + 1);
 		r->ls_index = index;
 		r->chunk_slots = cslots;
 		r->nr_chunks = nr_chunks;
@@ -624,7 +638,7 @@ static void rdlm_rx_areq(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 		spin_unlock_bh(&ls->lock);
 	}
 	op = rdlm_msg_alloc(conn, RDLM_W_ARESP, sizeof(*resp),
-			    ls ? ls->local : 0, le32_to_cpu(req->hdr.lsid));
+			    conn->local, le32_to_cpu(req->hdr.lsid));
 	if (!op) {
 		/* the requester would wait forever: make it fail instead */
 		rdlm_conn_error(conn);
@@ -676,6 +690,32 @@ static void rdlm_rx_engine(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 	rdlm_fabric_ls_deliver(ls, &rx);
 }
 
+/*
+ * The peer withdraws its table of @lsid (@ls: ours, if we have it): no
+ * verb may use its keys from now on. The answer goes behind every verb
+ * already queued or posted on this connection, which the peer executes
+ * first: once it has the answer, it can deregister the MRs safely.
+ */
+static void rdlm_rx_withdraw(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
+			     u32 lsid)
+{
+	struct rdlm_op *op;
+
+	if (ls) {
+		struct rdlm_member *m = rdlm_fabric_ls_member(ls, conn->node);
+
+		spin_lock_bh(&ls->lock);
+		memset(&m->remote, 0, sizeof(m->remote));
+		WRITE_ONCE(m->gen, m->gen + 1);
+		spin_unlock_bh(&ls->lock);
+		rdlm_fabric_ls_peer_event(ls, conn->node, false);
+	}
+	op = rdlm_msg_alloc(conn, RDLM_W_WITHDRAWN,
+			    sizeof(struct rdlm_wire_hdr), conn->local, lsid);
+	if (!op || rdlm_msg_send(op))
+		rdlm_conn_error(conn);	/* the peer frees it with the QP */
+}
+
 static void rdlm_rx_msg(struct rdlm_conn *conn, const u8 *buf, u32 len)
 {
 	const struct rdlm_wire_hdr *hdr = (const struct rdlm_wire_hdr *)buf;
@@ -693,6 +733,10 @@ static void rdlm_rx_msg(struct rdlm_conn *conn, const u8 *buf, u32 len)
 	    rdlm_wire_size[type] != len ||
 	    le32_to_cpu(hdr->src) != conn->node ||
 	    rdlm_wire_to_passive[type] != conn->passive) {
+		pr_info_ratelimited("node %u: message type %u length %u from %u on %s connection\n",
+				    conn->node, type, len,
+				    le32_to_cpu(hdr->src),
+				    conn->passive ? "an incoming" : "an outgoing");
 		rdlm_proto_error(conn, "type or length");
 		return;
 	}
@@ -722,13 +766,10 @@ static void rdlm_rx_msg(struct rdlm_conn *conn, const u8 *buf, u32 len)
 			rdlm_rx_table(conn, ls, (const void *)buf);
 		break;
 	case RDLM_W_WITHDRAW:
-		if (ls) {
-			spin_lock_bh(&ls->lock);
-			memset(&rdlm_fabric_ls_member(ls, conn->node)->remote, 0,
-			       sizeof(struct rdlm_remote));
-			spin_unlock_bh(&ls->lock);
-			rdlm_fabric_ls_peer_event(ls, conn->node, false);
-		}
+		rdlm_rx_withdraw(conn, ls, le32_to_cpu(hdr->lsid));
+		break;
+	case RDLM_W_WITHDRAWN:
+		rdlm_conn_withdrawn(conn, le32_to_cpu(hdr->lsid));
 		break;
 	case RDLM_W_TABLE_REQ:
 		queue_work(rdlm_fabric.wq, &conn->up_work);
@@ -861,7 +902,7 @@ static void rdlm_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 		op = rdlm_msg_alloc(conn, RDLM_W_CREDIT,
 				    sizeof(struct rdlm_wire_hdr),
-				    rdlm_local_node(), 0);
+				    conn->local, 0);
 		if (op)
 			rdlm_msg_send(op);
 	}
