@@ -18,7 +18,8 @@ need_cluster()
 # fabric_test NAME [CONF]: on any failure from here on, print this node's
 # fabric state, tell the other nodes (their barriers fail at once instead of
 # timing out), unconfigure (from CONF if given) and unload rdlm, so the next
-# test starts clean. NAME must be unique in the suite.
+# test starts clean. NAME must be unique in the suite. The engine state of
+# the lockspaces in FABRIC_LS, if set, is printed too.
 fabric_test()
 {
 	FABRIC_TEST=$1
@@ -28,12 +29,15 @@ fabric_test()
 
 fabric_cleanup()
 {
-	local rc=$?
+	local rc=$? ls
 
 	[ "$rc" = 0 ] && return 0
 	touch "$RDLM_OUT/abort.$FABRIC_TEST.$ME"
 	echo "node$ME state at the failure:"
 	cat $DBG/peers $DBG/lockspaces $ST 2>/dev/null
+	for ls in ${FABRIC_LS:-}; do
+		grep -v "^lock " "$DBG/ls/$ls" 2>/dev/null
+	done
 	dmesg | sed -n "/${KMSG_MARK:-^}/,\$p" | grep "rdlm" | tail -n 20
 	"$CONFIGURE" ${FABRIC_CONF:+-f "$FABRIC_CONF"} down >/dev/null 2>&1
 	rdlm_loaded && rmmod rdlm 2>/dev/null

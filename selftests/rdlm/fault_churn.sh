@@ -25,21 +25,7 @@ LSS=${RDLM_CHURN_LS:-$(awk '$1 == "lockspace" && $2 ~ /^lk-/ { print $2 }' \
 	"$REPO/tools/cluster/cluster.conf")}
 CHURNER=2
 TMP=$(mktemp -d)
-
-# churn_cleanup: on failure, every node shows its lockspaces' engine state
-churn_cleanup()
-{
-	local rc=$? ls
-
-	if [ "$rc" != 0 ]; then
-		for ls in $LSS; do
-			cat "$DBG/ls/$ls" 2>/dev/null | grep -v "^lock "
-		done
-	fi
-	(exit $rc)
-	fabric_cleanup
-}
-trap churn_cleanup EXIT
+FABRIC_LS=$LSS		# their engine state on failure
 
 rdlm_loaded && rdlm_reset
 kmsg_mark

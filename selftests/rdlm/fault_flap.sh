@@ -34,21 +34,7 @@ UNLOCK_MS=30000			# an unlock past this waited on a dead link
 READ_MS=200000			# two of long_leases' leases, and slack
 TMP=$(mktemp -d)
 FLAPPER=2
-
-# flap_cleanup: on failure, every node shows its lockspaces' engine state
-flap_cleanup()
-{
-	local rc=$? ls
-
-	if [ "$rc" != 0 ]; then
-		for ls in $LSS; do
-			cat "$DBG/ls/$ls" 2>/dev/null | grep -v "^lock "
-		done
-	fi
-	(exit $rc)
-	fabric_cleanup
-}
-trap flap_cleanup EXIT
+FABRIC_LS=$LSS		# their engine state on failure
 
 rdlm_loaded && rdlm_reset
 kmsg_mark
