@@ -12,11 +12,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
-#include <linux/ktime.h>
 #include <linux/slab.h>
-
-#include <rdma/ib_cache.h>
-#include <rdma/ib_cm.h>
 
 #include "fabric_priv.h"
 
@@ -267,10 +263,7 @@ void rdlm_conn_withdrawn(struct rdlm_conn *conn, u32 lsid)
 	}
 	spin_unlock(&conn->lock);
 	if (!found) {
-		atomic64_inc(&conn->stats.proto);
-		pr_info_ratelimited("node %u: bad message (answer to no withdrawal), reconnecting\n",
-				    conn->node);
-		rdlm_conn_error(conn);
+		rdlm_proto_error(conn, "answer to no withdrawal");
 		return;
 	}
 	mod_delayed_work(rdlm_fabric.wq, &conn->unexport_work, 0);

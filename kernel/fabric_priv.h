@@ -435,6 +435,7 @@ struct rdlm_op *rdlm_msg_alloc(struct rdlm_conn *conn, u8 type, u16 len,
 int rdlm_msg_send(struct rdlm_op *op);
 u32 rdlm_local_node(void);
 int rdlm_post_recv(struct rdlm_conn *conn, struct rdlm_rxbuf *rxb);
+void rdlm_proto_error(struct rdlm_conn *conn, const char *why);
 int rdlm_conn_post(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 		   const struct rdlm_verb *v, rdlm_fabric_done_t done,
 		   void *ctx);

@@ -14,7 +14,6 @@
 #include <linux/slab.h>
 
 #include <rdma/ib_cache.h>
-#include <rdma/ib_cm.h>
 
 #include "fabric_priv.h"
 
@@ -86,9 +85,8 @@ void rdlm_fail_list(struct list_head *list, int status)
 
 	list_for_each_entry_safe(op, tmp, list, entry) {
 		list_del(&op->entry);
-		if (op->type == RDLM_OP_REG && op->exp &&
-		    atomic_dec_and_test(&op->exp->regs))
-			wake_up_all(&op->exp->ls->wait);
+		if (op->type == RDLM_OP_REG && op->exp)
+			atomic_dec(&op->exp->regs);
 		rdlm_op_complete(op, status, 0);
 		if (op->type == RDLM_OP_AREQ)
 			rdlm_op_put(op);	/* no result will come */
@@ -480,8 +478,7 @@ static void rdlm_op_done(struct ib_cq *cq, struct ib_wc *wc)
 		rdlm_op_put(op);
 		break;
 	case RDLM_OP_REG:
-		if (atomic_dec_and_test(&op->exp->regs))
-			wake_up_all(&op->exp->ls->wait);
+		atomic_dec(&op->exp->regs);
 		rdlm_op_put(op);
 		break;
 	default:
@@ -515,7 +512,14 @@ int rdlm_post_recv(struct rdlm_conn *conn, struct rdlm_rxbuf *rxb)
 	return ib_post_recv(conn->qp, &wr, NULL);
 }
 
-static void rdlm_proto_error(struct rdlm_conn *conn, const char *why)
+/**
+ * rdlm_proto_error() - a peer broke the protocol: count it, reset @conn
+ * @conn: connection the message came on
+ * @why: what was wrong
+ *
+ * Context: any but hard irq.
+ */
+void rdlm_proto_error(struct rdlm_conn *conn, const char *why)
 {
 	atomic64_inc(&conn->stats.proto);
 	pr_info_ratelimited("node %u: bad message (%s), reconnecting\n",
