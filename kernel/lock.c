@@ -619,22 +619,12 @@ static void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 				holders = true;
 	}
 
-	switch (s->state) {
-	case RDLM_SLOT_IDLE:
-		if (waiters)
-			rdlm_slot_acquire(ls, s, need, false);
-		break;
-	case RDLM_SLOT_ACQUIRING:
-		if (!waiters && !holders)
-			rdlm_slot_release(ls, s);
-		break;
-	case RDLM_SLOT_OWNED:
-		if (!holders && !s->lvb_puts)
-			rdlm_slot_release(ls, s);
-		break;
-	default:
-		break;
-	}
+	if ((s->state == RDLM_SLOT_ACQUIRING && !waiters && !holders) ||
+	    (s->state == RDLM_SLOT_OWNED && !holders && !s->lvb_puts))
+		rdlm_slot_release(ls, s);
+	/* after a release that needed no verb (a lost lease), too */
+	if (s->state == RDLM_SLOT_IDLE && waiters)
+		rdlm_slot_acquire(ls, s, need, false);
 	rdlm_slot_maybe_free(ls, s);
 }
 

@@ -7,7 +7,10 @@
 #  - max_lvbs: the home keeps that many LVBs; an evicted one reads invalid,
 #    a kept one keeps its value;
 #  - kill -9 of a process blocked in a lock request: gone within 10 s (the
-#    time it took is printed; only the bound decides);
+#    time it took is printed; only the bound decides), its request
+#    cancelled;
+#  - a holder whose lease runs out keeps its lost lock from the waiter until
+#    it unlocks (here: kill -9), then the waiter gets it;
 #  - nothing is left in the device or the lock manager after each step.
 . ./lib.sh
 require_root
@@ -35,7 +38,8 @@ nothing_left()
 		fi
 		sleep 0.1
 	done
-	fail "left behind 30 s after $1: $(cat $DBG/dev) / $(grep locks $DBG/ls/$LS)"
+	cat $DBG/ls/$LS
+	fail "left behind 30 s after $1: $(cat $DBG/dev)"
 }
 
 rdlm_loaded && rdlm_reset
@@ -86,18 +90,29 @@ out=$(./lock_helper lvb_get $LS $last) || fail "lvb_get $last"
 [ "$out" = "value $((101 + MAX_LVBS)) valid" ] || fail "$last reads '$out'"
 nothing_left "LVBs"
 
-# kill -9 of a waiter: gone within 10 s, no lock left
+# wait_waiting: a request of "held" waits in $LS
+wait_waiting()
+{
+	local i
+
+	for ((i = 0; i < 100; i++)); do
+		grep -q "^lock .* waiting " $DBG/ls/$LS && return 0
+		sleep 0.1
+	done
+	fail "$1: the waiter does not wait"
+}
+
+# kill -9 of an unprivileged waiter (setpriv execs rdlmctl: $waiter is the
+# process in the lock request): gone within 10 s, its request cancelled
 TMP=$(mktemp -d)
 ./lock_helper lvb_hold $LS held $TMP/held &
 holder=$!
 wait_file $TMP/held
-as_user "$RDLMCTL" lock -L $LS held -- true &
+setpriv --reuid=$U --regid=$G --clear-groups \
+	"$RDLMCTL" lock -L $LS held -- true &
 waiter=$!
-for ((i = 0; i < 100; i++)); do
-	grep -q "^lock .* waiting " $DBG/ls/$LS && break
-	sleep 0.1
-done
-grep -q "^lock .* waiting " $DBG/ls/$LS || fail "the waiter does not wait"
+wait_waiting "kill -9"
+[ "$(cat /proc/$waiter/comm)" = rdlmctl ] || fail "the waiter is not rdlmctl"
 t0=$(date +%s%N)
 kill -9 $waiter
 for ((i = 0; i < 1000; i++)); do
@@ -108,10 +123,46 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 echo "waiter gone ${ms} ms after kill -9"
 kill -0 $waiter 2>/dev/null && fail "waiter alive 10 s after kill -9"
 { wait $waiter; } 2>/dev/null
+for ((i = 0; i < 100; i++)); do
+	grep -q "^lock .* waiting " $DBG/ls/$LS || break
+	sleep 0.1
+done
+grep -q "^lock .* waiting " $DBG/ls/$LS &&
+	fail "the request of the killed waiter still waits"
 kill -9 $holder
 { wait $holder; } 2>/dev/null
-rm -rf "$TMP"
 nothing_left "kill -9"
+
+# a holder whose lease runs out: its lock is lost (not given to anyone)
+# until it is unlocked; then the waiter gets it
+lost() { sed -n 's/.* lost \([0-9]*\) lvb_inv.*/\1/p' $DBG/ls/$LS; }
+lost0=$(lost)
+rm -f $TMP/held
+./lock_helper lvb_hold $LS held $TMP/held &
+holder=$!
+wait_file $TMP/held
+"$RDLMCTL" lock -L $LS held -- touch $TMP/got &
+waiter=$!
+wait_waiting "lost lease"
+for ((i = 0; i < 100; i++)); do
+	[ "$(lost)" -gt "$lost0" ] && break
+	sleep 0.1
+done
+[ "$(lost)" -gt "$lost0" ] || fail "the lease of the holder did not run out"
+[ -e $TMP/got ] && fail "a lost lock was granted again before its unlock"
+kill -9 $holder
+{ wait $holder; } 2>/dev/null
+for ((i = 0; i < 100; i++)); do
+	[ -e $TMP/got ] && break
+	sleep 0.1
+done
+[ -e $TMP/got ] || {
+	cat $DBG/ls/$LS
+	fail "the unlock of a lost lock did not let the waiter in"
+}
+wait $waiter || fail "the waiter behind a lost lock failed"
+rm -rf "$TMP"
+nothing_left "a lost lease"
 
 chgrp 0 /dev/rdlm
 "$RDLMCTL" leave $LS || fail "remove $LS"
