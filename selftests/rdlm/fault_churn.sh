@@ -11,7 +11,8 @@
 #    messages to it, then loads and configures it again;
 #  - afterwards every node takes every name again (bakery and central
 #    lockspaces: see below), rdlm unloads cleanly, and no kernel log on any
-#    node shows a warning, oops, KASAN or lockdep report (run it in the
+#    node shows a connection reset by a remote access error or a protocol
+#    error, nor a warning, oops, KASAN or lockdep report (run it in the
 #    debug kernel: tools/run-tests -d).
 # RDLM_CHURN_ROUNDS (20) tunes it.
 . ./lib.sh
@@ -97,6 +98,12 @@ done
 [ -n "$checked" ] || fail "no bakery or central lockspace to check"
 echo "every name taken again after the churn in:$checked"
 barrier churn-checked 300
+# A lockspace or node going away must not make a peer's verb meet a table
+# already freed (remote access error) nor send what a peer does not expect
+# (a protocol error: "bad message"); both reset a whole connection.
+resets=$(dmesg | sed -n "/$KMSG_MARK/,\$p" |
+	grep -E "remote access error|bad message" | head -n 5)
+[ -z "$resets" ] || fail "connection resets during the churn: $resets"
 "$CONFIGURE" down || fail "configure down"
 rdlm_unload
 kmsg_check
