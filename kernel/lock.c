@@ -11,10 +11,8 @@
  * for a stronger hold. After local_grants_max grants the hold is given back
  * once its holders are gone, so remote waiters get their turn.
  *
- * The lock value block lives at the home, keyed by a 64-bit hash of the
- * name: a new holder reads it with a message exchange, a PW/EX holder
- * writes it back and waits for the home's ack before the word is released,
- * so the next holder anywhere reads what was written.
+ * The lock value block lives at the home and moves by messages: lvb.c
+ * holds both halves of that protocol.
  *
  * Callbacks run from the lockspace's ordered work queue, never under
  * ls->lock.
@@ -91,8 +89,8 @@ static void rdlm_queue_cb(struct rdlm_lkb *lkb, u8 flag)
  * status block the lock has now (a later conversion may change them). A
  * synchronous caller's waiter gets exactly one completion.
  */
-static void rdlm_queue_ast(struct rdlm_lkb *lkb, int status, u32 sbflags,
-			   bool lvb)
+void rdlm_queue_ast(struct rdlm_lkb *lkb, int status, u32 sbflags,
+		    bool lvb)
 {
 	typeof(lkb->asts[0]) *a;
 	u8 i;
@@ -134,7 +132,7 @@ static void rdlm_queue_bast(struct rdlm_lkb *lkb, int mode)
 }
 
 /* The lock is gone once its queued callbacks ran. */
-static void rdlm_lkb_kill(struct rdlm_lkb *lkb, int status, u32 sbflags)
+void rdlm_lkb_kill(struct rdlm_lkb *lkb, int status, u32 sbflags)
 {
 	lkb->state = RDLM_LKB_DEAD;
 	rdlm_queue_ast(lkb, status, sbflags, false);
@@ -216,8 +214,8 @@ static u32 rdlm_slot_hash(u32 home, u32 slot)
 	return jhash_2words(home, slot, 0);
 }
 
-static struct rdlm_slot *rdlm_slot_find(struct rdlm_lockspace *ls, u32 home,
-					u32 slot)
+struct rdlm_slot *rdlm_slot_find(struct rdlm_lockspace *ls, u32 home,
+				 u32 slot)
 {
 	struct rdlm_slot *s;
 
@@ -305,8 +303,6 @@ static struct rdlm_out rdlm_out(struct rdlm_lockspace *ls)
 	return out;
 }
 
-static void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s);
-
 static void rdlm_slot_acquire(struct rdlm_lockspace *ls, struct rdlm_slot *s,
 			      u8 mode, bool trying)
 {
@@ -376,8 +372,8 @@ static void rdlm_lkb_fail(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	rdlm_queue_ast(lkb, status, sbflags, false);
 }
 
-static void rdlm_lkb_granted(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
-			     bool lvb)
+void rdlm_lkb_granted(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+		      bool lvb)
 {
 	struct rdlm_res *res = lkb->res;
 	u32 sbflags = lkb->demoted ? RDLM_SBF_DEMOTED : 0;
@@ -397,16 +393,13 @@ static void rdlm_lkb_granted(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	rdlm_queue_ast(lkb, 0, sbflags, lvb);
 }
 
-static int rdlm_lvb_put(struct rdlm_lockspace *ls, struct rdlm_res *res,
-			bool write, const u8 *lvb, bool invalid);
-
 /*
  * Take back a grant that waits for its LVB from the home (cancelled, timed
  * out, or a writer the home could not be told of): the request completes
  * with @status, a conversion in its old mode.
  */
-static void rdlm_lkb_ungrant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
-			     int status)
+void rdlm_lkb_ungrant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+		      int status)
 {
 	struct rdlm_res *res = lkb->res;
 	u32 sbflags = lkb->demoted ? RDLM_SBF_DEMOTED : 0;
@@ -432,80 +425,6 @@ static void rdlm_lkb_ungrant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	lkb->grmode = lkb->prev_grmode;
 	lkb->state = RDLM_LKB_GRANTED;
 	rdlm_queue_ast(lkb, status, sbflags, false);
-}
-
-/*
- * The home's answer to a grant's LVB read will not come. A reader is
- * granted with the LVB marked invalid; a PW/EX writer is not, since the
- * home may not know it as the writer and could not invalidate what it
- * fails to write back.
- */
-static void rdlm_lkb_lvb_unreachable(struct rdlm_lockspace *ls,
-				     struct rdlm_lkb *lkb)
-{
-	if (lkb->grmode >= RDLM_LOCK_PW) {
-		rdlm_lkb_ungrant(ls, lkb, -ENOTCONN);
-		return;
-	}
-	lkb->res->lvb_invalid = true;
-	rdlm_lkb_granted(ls, lkb, true);
-}
-
-/* @lkb's LVB write went to the home: complete it with the home's ack. */
-static void rdlm_lkb_put_wait(struct rdlm_lkb *lkb, struct rdlm_slot *s)
-{
-	lkb->put_wait = true;
-	lkb->put_seq = s->puts_sent;
-	list_add_tail(&lkb->put_entry, &s->put_waiters);
-	lkb->timeout_at = (jiffies + RDLM_LVB_ACK_TIMEOUT) ?: 1;
-	mod_timer(&lkb->timeout, lkb->timeout_at);
-}
-
-/* The LVB write of @lkb (unlock or down-conversion) was acked, or not. */
-static void rdlm_lkb_put_done(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
-			      bool ok)
-{
-	list_del_init(&lkb->put_entry);
-	lkb->put_wait = false;
-	lkb->timeout_at = 0;
-	if (timer_pending(&lkb->timeout))
-		del_timer(&lkb->timeout);
-	if (!ok)
-		ls->st.lvb_lost++;
-	if (lkb->state == RDLM_LKB_DEAD)
-		rdlm_lkb_kill(lkb, ok ? -RDLM_EUNLOCK : -EIO, 0);
-	else
-		rdlm_queue_ast(lkb, ok ? 0 : -EIO, 0, false);
-}
-
-/* The home acked the oldest write of @s (@refused: it did not store it). */
-static void rdlm_slot_put_acked(struct rdlm_lockspace *ls, struct rdlm_slot *s,
-				bool refused)
-{
-	struct rdlm_lkb *lkb, *tmp;
-
-	if (!s->lvb_puts)
-		return;
-	s->lvb_puts--;
-	s->puts_acked++;
-	list_for_each_entry_safe(lkb, tmp, &s->put_waiters, put_entry) {
-		if ((s32)(lkb->put_seq - s->puts_acked) > 0)
-			break;
-		rdlm_lkb_put_done(ls, lkb, !refused ||
-				  lkb->put_seq != s->puts_acked);
-	}
-}
-
-/* The writes of @s will not be acked: they may not have reached the home. */
-static void rdlm_slot_puts_failed(struct rdlm_lockspace *ls,
-				  struct rdlm_slot *s)
-{
-	struct rdlm_lkb *lkb, *tmp;
-
-	s->lvb_puts = 0;
-	s->puts_acked = s->puts_sent;
-	list_for_each_entry_safe(lkb, tmp, &s->put_waiters, put_entry)
-		rdlm_lkb_put_done(ls, lkb, false);
 }
 
 static void rdlm_lkb_grant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
@@ -590,7 +509,7 @@ static void rdlm_bast_blockers(struct rdlm_lkb *lkb)
  * the waiters left, give it back when no holder is left, or cancel an
  * acquisition nobody waits for any more.
  */
-static void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
+void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 {
 	struct rdlm_lkb *lkb, *tmp;
 	struct rdlm_res *res;
@@ -877,89 +796,7 @@ void rdlm_ls_call_timer(struct rdlm_lockspace *ls, struct rdlm_req *req,
 	rdlm_ls_after(ls, s);
 }
 
-/* ---- lock manager messages, requester side ---------------------------- */
-
-/**
- * rdlm_lm_recv() - a lock manager message arrived
- * @ls: lockspace (locked)
- * @rx: message, src translated to an engine index
- */
-void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
-{
-	const struct rdlm_msg *m = &rx->msg;
-	struct rdlm_lkb *lkb;
-	struct rdlm_slot *s;
-	struct rdlm_res *res;
-	u8 *dst;
-
-	if (rdlm_lm_home_recv(ls, rx))
-		return;
-	switch (m->type) {
-	case RDLM_LM_LVB_ACK:
-		s = rdlm_slot_find(ls, rx->src, m->slot);
-		/*
-		 * Only the ack of the oldest write waiting: one the node gave
-		 * up on (timeout) may still come, after newer writes went.
-		 */
-		if (s && s->lvb_puts && (u8)m->arg == (u8)(s->puts_acked + 1)) {
-			rdlm_slot_put_acked(ls, s, m->flags & RDLM_LM_F_REFUSED);
-			rdlm_slot_pass(ls, s);
-		}
-		break;
-	case RDLM_LM_LVB_VAL0:
-	case RDLM_LM_LVB_VAL1:
-		lkb = xa_load(&ls->lkbs, (unsigned long)m->reqid);
-		if (!lkb || !lkb->lvb_wait || lkb->state == RDLM_LKB_DEAD)
-			break;
-		res = lkb->res;
-		if (m->type == RDLM_LM_LVB_VAL0) {
-			dst = res->lvb;
-			lkb->lvb_got_first = true;
-		} else if (lkb->lvb_got_first) {
-			dst = res->lvb + 16;
-		} else {
-			break;
-		}
-		memcpy(dst, &m->token, 8);
-		memcpy(dst + 8, &m->arg, 8);
-		if (m->type == RDLM_LM_LVB_VAL1) {
-			res->lvb_invalid = m->flags & RDLM_LM_F_INVALID;
-			res->lvb_cached = res->slot->state == RDLM_SLOT_OWNED &&
-					  !res->slot->lost;
-			rdlm_lkb_granted(ls, lkb, true);
-		}
-		break;
-	default:
-		break;
-	}
-}
-
-/**
- * rdlm_lm_send_failed() - a lock manager message could not be delivered
- * @ls: lockspace (locked)
- * @cqe: its completion
- */
-void rdlm_lm_send_failed(struct rdlm_lockspace *ls, const struct rdlm_cqe *cqe)
-{
-	u64 ck = cqe->cookie;
-	struct rdlm_lkb *lkb;
-	struct rdlm_slot *s;
-
-	if ((ck & (RDLM_LM_CK_PUT | RDLM_LM_CK_GET)) == RDLM_LM_CK_PUT) {
-		s = rdlm_slot_find(ls, (ck >> 32) & 0xffff, (u32)ck);
-		if (s && s->lvb_puts) {
-			rdlm_slot_puts_failed(ls, s);
-			rdlm_slot_pass(ls, s);
-		}
-	} else if ((ck & (RDLM_LM_CK_PUT | RDLM_LM_CK_GET)) == RDLM_LM_CK_GET) {
-		lkb = xa_load(&ls->lkbs, (unsigned long)(u32)ck);
-		if (lkb && lkb->lvb_wait && lkb->state != RDLM_LKB_DEAD) {
-			s = lkb->res->slot;
-			rdlm_lkb_lvb_unreachable(ls, lkb);
-			rdlm_slot_pass(ls, s);
-		}
-	}
-}
+/* ---- a home going away ------------------------------------------------ */
 
 /**
  * rdlm_lm_home_down() - a home became unreachable: stop waiting for it
@@ -993,50 +830,6 @@ void rdlm_lm_home_down(struct rdlm_lockspace *ls, u32 node)
 		rdlm_slot_fail_waiters(ls, s, -ENOTCONN, false);
 		rdlm_slot_pass(ls, s);
 	}
-}
-
-/*
- * A PW/EX lock of @res is going: write @lvb (or invalidate it) at the home
- * before the word goes, or, with @write false, tell a home that knows us as
- * the LVB's writer that we are done without writing.
- *
- * Return: 1 if a write went to the home (its ack, or its failure, completes
- * the request: rdlm_lkb_put_wait()), 0 if nothing was to be written, -EIO
- * if a write was asked for but the hold is lost (the next writer's grant
- * invalidates the LVB at the home).
- */
-static int rdlm_lvb_put(struct rdlm_lockspace *ls, struct rdlm_res *res,
-			bool write, const u8 *lvb, bool invalid)
-{
-	struct rdlm_slot *s = res->slot;
-	static const u8 zero[RDLM_LVB_MAX];
-	bool writer = res->lvb_writer;
-
-	res->lvb_writer = false;
-	if (s->state != RDLM_SLOT_OWNED || s->lost)
-		return write ? -EIO : 0;
-	if (!write) {
-		if (writer) {
-			s->lvb_puts++;
-			s->puts_sent++;
-			rdlm_lm_send_msg(ls, s->home, RDLM_LM_LVB_DONE, s->slot,
-					 0, res->key, (u8)s->puts_sent,
-					 RDLM_LM_CK_PUT |
-					 (u64)s->home << 32 | s->slot);
-		}
-		return 0;
-	}
-	if (lvb)
-		memcpy(res->lvb, lvb, RDLM_LVB_MAX);
-	res->lvb_invalid = invalid;
-	res->lvb_cached = true;
-	s->lvb_puts++;
-	s->puts_sent++;
-	rdlm_lm_send_lvb(ls, s->home, RDLM_LM_LVB_PUT0, s->slot,
-			 invalid ? RDLM_LM_F_INVALID : 0, (u8)s->puts_sent,
-			 res->key, lvb ? res->lvb : zero,
-			 RDLM_LM_CK_PUT | (u64)s->home << 32 | s->slot);
-	return 1;
 }
 
 /* ---- the exported API -------------------------------------------------- */

@@ -223,12 +223,26 @@ void rdlm_ls_fail_cqe(struct rdlm_lockspace *ls, const struct rdlm_verb *v,
 u32 rdlm_ls_node_index(struct rdlm_lockspace *ls, u32 nodeid);
 void rdlm_ls_arm(struct rdlm_lockspace *ls, struct rdlm_req *req,
 		 u64 delay_ns, u64 cookie);
+
+/* lvb.c */
+int rdlm_lvb_init(struct rdlm_lockspace *ls);
+void rdlm_lvb_fini(struct rdlm_lockspace *ls);
 void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
 		      u8 flags, u8 seq, u64 reqid, const u8 *lvb, u64 cookie);
 void rdlm_lm_send_msg(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
 		      u8 flags, u64 reqid, u64 arg, u64 cookie);
 void rdlm_home_lvb_node_down(struct rdlm_lockspace *ls, u32 node);
-bool rdlm_lm_home_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
+void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
+void rdlm_lm_send_failed(struct rdlm_lockspace *ls,
+			 const struct rdlm_cqe *cqe);
+int rdlm_lvb_put(struct rdlm_lockspace *ls, struct rdlm_res *res, bool write,
+		 const u8 *lvb, bool invalid);
+void rdlm_lkb_put_wait(struct rdlm_lkb *lkb, struct rdlm_slot *s);
+void rdlm_lkb_put_done(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+		       bool ok);
+void rdlm_slot_puts_failed(struct rdlm_lockspace *ls, struct rdlm_slot *s);
+void rdlm_lkb_lvb_unreachable(struct rdlm_lockspace *ls,
+			      struct rdlm_lkb *lkb);
 
 /* lock.c */
 void rdlm_ls_call_complete(struct rdlm_lockspace *ls,
@@ -237,10 +251,16 @@ void rdlm_ls_call_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
 void rdlm_ls_call_member_up(struct rdlm_lockspace *ls, u32 node);
 void rdlm_ls_call_timer(struct rdlm_lockspace *ls, struct rdlm_req *req,
 			u64 cookie);
-void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
-void rdlm_lm_send_failed(struct rdlm_lockspace *ls,
-			 const struct rdlm_cqe *cqe);
 void rdlm_lm_home_down(struct rdlm_lockspace *ls, u32 node);
+struct rdlm_slot *rdlm_slot_find(struct rdlm_lockspace *ls, u32 home,
+				 u32 slot);
+void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s);
+void rdlm_queue_ast(struct rdlm_lkb *lkb, int status, u32 sbflags, bool lvb);
+void rdlm_lkb_kill(struct rdlm_lkb *lkb, int status, u32 sbflags);
+void rdlm_lkb_granted(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+		      bool lvb);
+void rdlm_lkb_ungrant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+		      int status);
 void rdlm_ls_cb_work(struct work_struct *work);
 void rdlm_ls_fail_all(struct rdlm_lockspace *ls);
 void rdlm_ls_free_slots(struct rdlm_lockspace *ls);

@@ -264,337 +264,6 @@ static int rdlm_ls_alloc_timers(struct rdlm_lockspace *ls, u32 nr)
 	return 0;
 }
 
-/* ---- lock value blocks kept here as a home ------------------------- */
-
-/*
- * @writer: engine index + 1 of the node holding the name in PW or EX that
- * has not written back yet, 0 for none. If that node goes away, or another
- * node is granted the name first (the writer's lease was broken), what it
- * may have changed is not in @data: the LVB becomes invalid, and no write
- * is taken (RDLM_LVB_FENCED) until the next writer is granted.
- * @stored: written at least once (else kept only while there is a writer)
- * @slot: the lock word of its name
- * @key: its resource key
- * @lru: in &rdlm_lockspace.lvb_lru
- *
- * A home cannot tell when no lock of a name exists anywhere any more (the
- * one-sided engines never tell it), so its LVBs are bounded instead: past
- * max_lvbs the least recently used one without a writer goes, and its
- * slot is marked, so that names of that slot without an LVB here read as
- * invalid rather than as a valid zero.
- */
-struct rdlm_home_lvb {
-	bool invalid;
-	bool stored;
-	u32 writer;
-	u32 slot;
-	u64 key;
-	struct list_head lru;
-	u8 data[RDLM_LVB_MAX];
-};
-
-#define RDLM_LVB_FENCED	U32_MAX
-
-/* First half of an LVB write, until the second half comes. */
-struct rdlm_lvb_stage {
-	u64 key;
-	bool valid;
-	u8 data[RDLM_LVB_MAX / 2];
-};
-
-static void rdlm_lm_send(struct rdlm_lockspace *ls, u32 node, u16 type,
-			 u32 slot, u8 flags, u8 seq, u64 reqid, const u8 *data,
-			 u64 arg, u64 cookie)
-{
-	struct rdlm_verb v = {
-		.kind = RDLM_VERB_SEND,
-		.node = ls->members[node],
-		.slot = slot,
-		.cookie = cookie,
-	};
-
-	v.msg.type = type;
-	v.msg.flags = flags;
-	v.msg.mode = seq;
-	v.msg.src = ls->self;
-	v.msg.slot = slot;
-	v.msg.reqid = reqid;
-	v.msg.arg = arg;
-	if (data) {
-		memcpy(&v.msg.token, data, 8);
-		memcpy(&v.msg.arg, data + 8, 8);
-	}
-	ls->st.verbs[RDLM_VERB_SEND]++;
-	if (rdlm_fabric_post(ls->fls, &v, rdlm_ls_lm_done, ls)) {
-		struct rdlm_cqe cqe = {
-			.cookie = cookie, .kind = RDLM_VERB_SEND,
-			.status = -ENOTCONN,
-		};
-
-		rdlm_ls_lm_done(ls, &cqe);
-	}
-}
-
-/**
- * rdlm_lm_send_lvb() - send a lock value block in two messages
- * @ls: lockspace (locked)
- * @node: engine index of the receiver
- * @type: RDLM_LM_LVB_PUT0 or RDLM_LM_LVB_VAL0 (the second is type + 1)
- * @slot: lock word slot
- * @flags: RDLM_LM_F_* of the second message
- * @seq: PUT: the write's sequence number on its slot, echoed in the ack
- * @reqid: resource key (PUT) or lock id (VAL)
- * @lvb: RDLM_LVB_MAX bytes
- * @cookie: handed back if the second message fails
- *
- * Both go on one connection, so the receiver sees them in order.
- */
-void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
-		      u8 flags, u8 seq, u64 reqid, const u8 *lvb, u64 cookie)
-{
-	rdlm_lm_send(ls, node, type, slot, 0, seq, reqid, lvb, 0, 0);
-	rdlm_lm_send(ls, node, type + 1, slot, flags, seq, reqid, lvb + 16, 0,
-		     cookie);
-}
-
-/**
- * rdlm_lm_send_msg() - send a lock manager message without LVB
- * @ls: lockspace (locked)
- * @node: engine index of the receiver
- * @type: RDLM_LM_*
- * @slot: slot
- * @flags: RDLM_LM_F_*
- * @reqid: resource key
- * @arg: lock id (GET), the write's sequence number (DONE, ACK), or 0
- * @cookie: handed back on failure
- */
-void rdlm_lm_send_msg(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
-		      u8 flags, u64 reqid, u64 arg, u64 cookie)
-{
-	rdlm_lm_send(ls, node, type, slot, flags, 0, reqid, NULL, arg, cookie);
-}
-
-static void rdlm_home_lvb_free(struct rdlm_lockspace *ls,
-			       struct rdlm_home_lvb *lvb)
-{
-	xa_erase(&ls->lvbs, (unsigned long)lvb->key);
-	list_del(&lvb->lru);
-	ls->nr_lvbs--;
-	kfree(lvb);
-}
-
-/* Was an LVB of a name on @slot dropped here? Then its value is unknown. */
-static bool rdlm_home_lvb_evicted(struct rdlm_lockspace *ls, u32 slot)
-{
-	return slot < ls->nr_slots && test_bit(slot, ls->lvb_evicted);
-}
-
-/* The LVB of @key, used now: NULL if there is none. */
-static struct rdlm_home_lvb *rdlm_home_lvb_find(struct rdlm_lockspace *ls,
-						u64 key)
-{
-	struct rdlm_home_lvb *lvb = xa_load(&ls->lvbs, (unsigned long)key);
-
-	if (lvb)
-		list_move_tail(&lvb->lru, &ls->lvb_lru);
-	return lvb;
-}
-
-/* Make room for one more LVB: false if every one has a writer. */
-static bool rdlm_home_lvb_evict(struct rdlm_lockspace *ls)
-{
-	struct rdlm_home_lvb *lvb;
-
-	list_for_each_entry(lvb, &ls->lvb_lru, lru) {
-		/* a fenced one refuses its broken writer's late write */
-		if (lvb->writer)
-			continue;
-		if (lvb->slot < ls->nr_slots)
-			set_bit(lvb->slot, ls->lvb_evicted);
-		ls->st.lvb_evicted++;
-		rdlm_home_lvb_free(ls, lvb);
-		return true;
-	}
-	return false;
-}
-
-static struct rdlm_home_lvb *rdlm_home_lvb_get(struct rdlm_lockspace *ls,
-					       u64 key, u32 slot)
-{
-	struct rdlm_home_lvb *lvb = rdlm_home_lvb_find(ls, key);
-
-	if (lvb)
-		return lvb;
-	if (ls->nr_lvbs >= ls->max_lvbs && !rdlm_home_lvb_evict(ls))
-		return NULL;
-	/* kept for the whole cluster: charged to nobody in particular */
-	lvb = kzalloc(sizeof(*lvb), GFP_ATOMIC);
-	if (!lvb)
-		return NULL;
-	if (xa_err(xa_store(&ls->lvbs, (unsigned long)key, lvb, GFP_ATOMIC))) {
-		kfree(lvb);
-		return NULL;
-	}
-	lvb->key = key;
-	lvb->slot = slot;
-	/* a value dropped before is unknown */
-	lvb->invalid = rdlm_home_lvb_evicted(ls, slot);
-	list_add_tail(&lvb->lru, &ls->lvb_lru);
-	ls->nr_lvbs++;
-	return lvb;
-}
-
-/* Home side: @lvb's writer will not write it back. */
-static void rdlm_home_lvb_fence(struct rdlm_lockspace *ls,
-				struct rdlm_home_lvb *lvb)
-{
-	lvb->invalid = true;
-	lvb->writer = RDLM_LVB_FENCED;
-	ls->st.lvb_invalidated++;
-}
-
-/*
- * Home side: node @src was granted the LVB's name, in PW or EX if @writer.
- * Nobody else is granted the name while a writer holds PW/EX: a grant
- * elsewhere means the writer's lease was broken.
- */
-static void rdlm_home_lvb_grant(struct rdlm_lockspace *ls,
-				struct rdlm_home_lvb *lvb, u32 src, bool writer)
-{
-	if (lvb->writer && lvb->writer != RDLM_LVB_FENCED &&
-	    lvb->writer != src + 1)
-		rdlm_home_lvb_fence(ls, lvb);
-	if (writer)
-		lvb->writer = src + 1;
-}
-
-/**
- * rdlm_home_lvb_node_down() - invalidate what a departed node was writing
- * @ls: lockspace (locked)
- * @node: engine index of the node that became unreachable
- */
-void rdlm_home_lvb_node_down(struct rdlm_lockspace *ls, u32 node)
-{
-	struct rdlm_home_lvb *lvb;
-	unsigned long key;
-
-	xa_for_each(&ls->lvbs, key, lvb)
-		if (lvb->writer == node + 1)
-			rdlm_home_lvb_fence(ls, lvb);
-}
-
-/* Home side: store an LVB written by a releasing holder, then ack. */
-static void rdlm_home_lvb_put(struct rdlm_lockspace *ls,
-			      const struct rdlm_rx *rx)
-{
-	const struct rdlm_msg *m = &rx->msg;
-	struct rdlm_lvb_stage *st = &ls->stage[rx->src];
-	struct rdlm_home_lvb *lvb;
-	bool ours, stored = false;
-
-	if (m->type == RDLM_LM_LVB_PUT0) {
-		st->key = m->reqid;
-		st->valid = true;
-		memcpy(st->data, &m->token, 8);
-		memcpy(st->data + 8, &m->arg, 8);
-		return;
-	}
-	lvb = rdlm_home_lvb_get(ls, m->reqid, m->slot);
-	/* not from a writer whose lock was broken: that write is not taken */
-	ours = lvb && (!lvb->writer || lvb->writer == rx->src + 1);
-	if (ours && (!st->valid || st->key != m->reqid)) {
-		/* the first half was lost: what was written is unknown */
-		lvb->invalid = true;
-		lvb->writer = 0;
-	} else if (ours) {
-		memcpy(lvb->data, st->data, 16);
-		memcpy(lvb->data + 16, &m->token, 8);
-		memcpy(lvb->data + 24, &m->arg, 8);
-		lvb->invalid = m->flags & RDLM_LM_F_INVALID;
-		lvb->stored = true;
-		lvb->writer = 0;
-		stored = true;
-	}
-	st->valid = false;
-	/*
-	 * Acked even without memory, so that the holder does not wait, but
-	 * a write not stored is refused: its writer must not report success.
-	 */
-	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot,
-			 stored ? 0 : RDLM_LM_F_REFUSED, m->reqid, m->mode, 0);
-}
-
-/* Home side: a writer released PW/EX without writing the LVB back. */
-static void rdlm_home_lvb_done(struct rdlm_lockspace *ls,
-			       const struct rdlm_rx *rx)
-{
-	const struct rdlm_msg *m = &rx->msg;
-	struct rdlm_home_lvb *lvb = rdlm_home_lvb_find(ls, m->reqid);
-
-	if (lvb && lvb->writer == rx->src + 1) {
-		lvb->writer = 0;
-		/* kept only to know the writer */
-		if (!lvb->stored && !lvb->invalid)
-			rdlm_home_lvb_free(ls, lvb);
-	}
-	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot, 0, m->reqid,
-			 m->arg, 0);
-}
-
-/* Home side: answer a new grantee's LVB read. */
-static void rdlm_home_lvb_read(struct rdlm_lockspace *ls,
-			       const struct rdlm_rx *rx)
-{
-	const struct rdlm_msg *m = &rx->msg;
-	bool writer = m->flags & RDLM_LM_F_WRITER;
-	static const u8 zero[RDLM_LVB_MAX];
-	struct rdlm_home_lvb *lvb;
-	u8 flags = 0;
-
-	/* a writer's entry is made here; a reader's only read */
-	lvb = writer ? rdlm_home_lvb_get(ls, m->reqid, m->slot) :
-		       rdlm_home_lvb_find(ls, m->reqid);
-	if (lvb)
-		rdlm_home_lvb_grant(ls, lvb, rx->src, writer);
-	/* none: never written, unless dropped (or no memory for a writer) */
-	if (lvb ? lvb->invalid : writer || rdlm_home_lvb_evicted(ls, m->slot))
-		flags = RDLM_LM_F_INVALID;
-	rdlm_lm_send_lvb(ls, rx->src, RDLM_LM_LVB_VAL0, m->slot, flags, 0,
-			 m->arg, lvb ? lvb->data : zero, 0);
-}
-
-/**
- * rdlm_lm_home_recv() - a lock manager message for this node as a home
- * @ls: lockspace (locked)
- * @rx: message, src translated to an engine index
- *
- * Return: true if it was one.
- */
-bool rdlm_lm_home_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
-{
-	struct rdlm_home_lvb *lvb;
-
-	switch (rx->msg.type) {
-	case RDLM_LM_LVB_PUT0:
-	case RDLM_LM_LVB_PUT1:
-		rdlm_home_lvb_put(ls, rx);
-		return true;
-	case RDLM_LM_LVB_GET:
-		rdlm_home_lvb_read(ls, rx);
-		return true;
-	case RDLM_LM_LVB_HOLD:
-		lvb = rdlm_home_lvb_get(ls, rx->msg.reqid, rx->msg.slot);
-		if (lvb)
-			rdlm_home_lvb_grant(ls, lvb, rx->src, true);
-		return true;
-	case RDLM_LM_LVB_DONE:
-		rdlm_home_lvb_done(ls, rx);
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* ---- life cycle ---------------------------------------------------- */
 
 static int rdlm_u32_cmp(const void *a, const void *b)
@@ -611,17 +280,11 @@ static void rdlm_ls_free_work(struct work_struct *work)
 {
 	struct rdlm_lockspace *ls = container_of(work, struct rdlm_lockspace,
 						 free_work);
-	struct rdlm_home_lvb *lvb;
-	unsigned long key;
 
-	xa_for_each(&ls->lvbs, key, lvb)
-		kfree(lvb);
-	xa_destroy(&ls->lvbs);
+	rdlm_lvb_fini(ls);
 	xa_destroy(&ls->lkbs);
 	rdlm_engine_fini(&ls->eng);
 	kvfree(ls->req_timers);
-	kfree(ls->stage);
-	bitmap_free(ls->lvb_evicted);
 	mempool_destroy(ls->cqe_pool);
 	destroy_workqueue(ls->wq);
 	rdlm_fabric_ls_put(ls->fls);
@@ -705,8 +368,6 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 	hash_init(ls->slots);
 	hash_init(ls->res);
 	xa_init_flags(&ls->lkbs, XA_FLAGS_ALLOC1);
-	xa_init(&ls->lvbs);
-	INIT_LIST_HEAD(&ls->lvb_lru);
 	INIT_LIST_HEAD(&ls->cb_list);
 	INIT_WORK(&ls->cb_work, rdlm_ls_cb_work);
 	INIT_WORK(&ls->free_work, rdlm_ls_free_work);
@@ -714,6 +375,9 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 	hrtimer_init(&ls->home_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	ls->home_timer.function = rdlm_ls_home_timer;
 
+	ret = rdlm_lvb_init(ls);
+	if (ret)
+		goto out_free;
 	ret = -EINVAL;
 	if (ls->self == U32_MAX)
 		goto out_free;
@@ -721,12 +385,10 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 	p.nr_nodes = ls->nr_members;
 	p.nr_slots = ls->nr_slots;
 	ret = -ENOMEM;
-	ls->stage = kcalloc(ls->nr_members, sizeof(*ls->stage), GFP_KERNEL);
-	ls->lvb_evicted = bitmap_zalloc(ls->nr_slots, GFP_KERNEL);
 	ls->cqe_pool = mempool_create_kmalloc_pool(RDLM_CQE_RESERVE,
 						   sizeof(struct rdlm_cqe_ev));
 	ls->wq = alloc_ordered_workqueue("rdlm_%s", WQ_MEM_RECLAIM, ls->name);
-	if (!ls->stage || !ls->lvb_evicted || !ls->cqe_pool || !ls->wq)
+	if (!ls->cqe_pool || !ls->wq)
 		goto out_free;
 	ret = rdlm_engine_init(&ls->eng, cfg->ops, &p);
 	if (ret)
@@ -778,8 +440,7 @@ out_free:
 	if (ls->wq)
 		destroy_workqueue(ls->wq);
 	mempool_destroy(ls->cqe_pool);
-	bitmap_free(ls->lvb_evicted);
-	kfree(ls->stage);
+	rdlm_lvb_fini(ls);
 	kfree(ls);
 	return ret;
 }

@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlm: the lock value block protocol, both halves.
+ *
+ * The LVB of a name lives at the name's home, keyed by a 64-bit hash of the
+ * name (struct rdlm_home_lvb): a node granted the name with RDLM_LKF_VALBLK
+ * reads it with a message exchange (GET, answered by VAL0 + VAL1), a PW/EX
+ * holder writes it back (PUT0 + PUT1) and waits for the home's ACK before
+ * its hold of the lock word goes, so that the next holder anywhere reads
+ * what was written. A PW/EX holder that will not write says so (DONE);
+ * one that got the LVB from its own cache says it holds it (HOLD). The home
+ * knows its current writer and invalidates the LVB when that writer goes
+ * away or is passed over (its lease broken) before writing back.
+ *
+ * Messages are SENDs in the lockspace (struct rdlm_msg); a write or read
+ * whose message or answer does not arrive completes with an error, never
+ * with success: see rdlm_lm_send_failed() and rdlm_lm_home_down().
+ * Everything here runs under ls->lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+
+#include "lock_priv.h"
+
+/*
+ * @writer: engine index + 1 of the node holding the name in PW or EX that
+ * has not written back yet, 0 for none. If that node goes away, or another
+ * node is granted the name first (the writer's lease was broken), what it
+ * may have changed is not in @data: the LVB becomes invalid, and no write
+ * is taken (RDLM_LVB_FENCED) until the next writer is granted.
+ * @stored: written at least once (else kept only while there is a writer)
+ * @slot: the lock word of its name
+ * @key: its resource key
+ * @lru: in &rdlm_lockspace.lvb_lru
+ *
+ * A home cannot tell when no lock of a name exists anywhere any more (the
+ * one-sided engines never tell it), so its LVBs are bounded instead: past
+ * max_lvbs the least recently used one without a writer goes, and its
+ * slot is marked, so that names of that slot without an LVB here read as
+ * invalid rather than as a valid zero.
+ */
+struct rdlm_home_lvb {
+	bool invalid;
+	bool stored;
+	u32 writer;
+	u32 slot;
+	u64 key;
+	struct list_head lru;
+	u8 data[RDLM_LVB_MAX];
+};
+
+#define RDLM_LVB_FENCED	U32_MAX
+
+/* First half of an LVB write, until the second half comes. */
+struct rdlm_lvb_stage {
+	u64 key;
+	bool valid;
+	u8 data[RDLM_LVB_MAX / 2];
+};
+
+/**
+ * rdlm_lvb_init() - the home's LVB table of a new lockspace
+ * @ls: lockspace being created (nr_members, nr_slots set)
+ *
+ * Return: 0 or -ENOMEM; rdlm_lvb_fini() frees what was allocated either way.
+ */
+int rdlm_lvb_init(struct rdlm_lockspace *ls)
+{
+	xa_init(&ls->lvbs);
+	INIT_LIST_HEAD(&ls->lvb_lru);
+	ls->stage = kcalloc(ls->nr_members, sizeof(*ls->stage), GFP_KERNEL);
+	ls->lvb_evicted = bitmap_zalloc(ls->nr_slots, GFP_KERNEL);
+	return ls->stage && ls->lvb_evicted ? 0 : -ENOMEM;
+}
+
+/**
+ * rdlm_lvb_fini() - free the home's LVB table
+ * @ls: lockspace after rdlm_lvb_init(), no longer reachable
+ */
+void rdlm_lvb_fini(struct rdlm_lockspace *ls)
+{
+	struct rdlm_home_lvb *lvb;
+	unsigned long key;
+
+	xa_for_each(&ls->lvbs, key, lvb)
+		kfree(lvb);
+	xa_destroy(&ls->lvbs);
+	kfree(ls->stage);
+	bitmap_free(ls->lvb_evicted);
+}
+
+/* ---- messages ---------------------------------------------------------- */
+
+static void rdlm_lm_send(struct rdlm_lockspace *ls, u32 node, u16 type,
+			 u32 slot, u8 flags, u8 seq, u64 reqid, const u8 *data,
+			 u64 arg, u64 cookie)
+{
+	struct rdlm_verb v = {
+		.kind = RDLM_VERB_SEND,
+		.node = ls->members[node],
+		.slot = slot,
+		.cookie = cookie,
+	};
+
+	v.msg.type = type;
+	v.msg.flags = flags;
+	v.msg.mode = seq;
+	v.msg.src = ls->self;
+	v.msg.slot = slot;
+	v.msg.reqid = reqid;
+	v.msg.arg = arg;
+	if (data) {
+		memcpy(&v.msg.token, data, 8);
+		memcpy(&v.msg.arg, data + 8, 8);
+	}
+	ls->st.verbs[RDLM_VERB_SEND]++;
+	if (rdlm_fabric_post(ls->fls, &v, rdlm_ls_lm_done, ls)) {
+		struct rdlm_cqe cqe = {
+			.cookie = cookie, .kind = RDLM_VERB_SEND,
+			.status = -ENOTCONN,
+		};
+
+		rdlm_ls_lm_done(ls, &cqe);
+	}
+}
+
+/**
+ * rdlm_lm_send_lvb() - send a lock value block in two messages
+ * @ls: lockspace (locked)
+ * @node: engine index of the receiver
+ * @type: RDLM_LM_LVB_PUT0 or RDLM_LM_LVB_VAL0 (the second is type + 1)
+ * @slot: lock word slot
+ * @flags: RDLM_LM_F_* of the second message
+ * @seq: PUT: the write's sequence number on its slot, echoed in the ack
+ * @reqid: resource key (PUT) or lock id (VAL)
+ * @lvb: RDLM_LVB_MAX bytes
+ * @cookie: handed back if the second message fails
+ *
+ * Both go on one connection, so the receiver sees them in order.
+ */
+void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
+		      u8 flags, u8 seq, u64 reqid, const u8 *lvb, u64 cookie)
+{
+	rdlm_lm_send(ls, node, type, slot, 0, seq, reqid, lvb, 0, 0);
+	rdlm_lm_send(ls, node, type + 1, slot, flags, seq, reqid, lvb + 16, 0,
+		     cookie);
+}
+
+/**
+ * rdlm_lm_send_msg() - send a lock manager message without LVB
+ * @ls: lockspace (locked)
+ * @node: engine index of the receiver
+ * @type: RDLM_LM_*
+ * @slot: slot
+ * @flags: RDLM_LM_F_*
+ * @reqid: resource key
+ * @arg: lock id (GET), the write's sequence number (DONE, ACK), or 0
+ * @cookie: handed back on failure
+ */
+void rdlm_lm_send_msg(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
+		      u8 flags, u64 reqid, u64 arg, u64 cookie)
+{
+	rdlm_lm_send(ls, node, type, slot, flags, 0, reqid, NULL, arg, cookie);
+}
+
+/* ---- home side --------------------------------------------------------- */
+
+static void rdlm_home_lvb_free(struct rdlm_lockspace *ls,
+			       struct rdlm_home_lvb *lvb)
+{
+	xa_erase(&ls->lvbs, (unsigned long)lvb->key);
+	list_del(&lvb->lru);
+	ls->nr_lvbs--;
+	kfree(lvb);
+}
+
+/* Was an LVB of a name on @slot dropped here? Then its value is unknown. */
+static bool rdlm_home_lvb_evicted(struct rdlm_lockspace *ls, u32 slot)
+{
+	return slot < ls->nr_slots && test_bit(slot, ls->lvb_evicted);
+}
+
+/* The LVB of @key, used now: NULL if there is none. */
+static struct rdlm_home_lvb *rdlm_home_lvb_find(struct rdlm_lockspace *ls,
+						u64 key)
+{
+	struct rdlm_home_lvb *lvb = xa_load(&ls->lvbs, (unsigned long)key);
+
+	if (lvb)
+		list_move_tail(&lvb->lru, &ls->lvb_lru);
+	return lvb;
+}
+
+/* Make room for one more LVB: false if every one has a writer. */
+static bool rdlm_home_lvb_evict(struct rdlm_lockspace *ls)
+{
+	struct rdlm_home_lvb *lvb;
+
+	list_for_each_entry(lvb, &ls->lvb_lru, lru) {
+		/* a fenced one refuses its broken writer's late write */
+		if (lvb->writer)
+			continue;
+		if (lvb->slot < ls->nr_slots)
+			set_bit(lvb->slot, ls->lvb_evicted);
+		ls->st.lvb_evicted++;
+		rdlm_home_lvb_free(ls, lvb);
+		return true;
+	}
+	return false;
+}
+
+static struct rdlm_home_lvb *rdlm_home_lvb_get(struct rdlm_lockspace *ls,
+					       u64 key, u32 slot)
+{
+	struct rdlm_home_lvb *lvb = rdlm_home_lvb_find(ls, key);
+
+	if (lvb)
+		return lvb;
+	if (ls->nr_lvbs >= ls->max_lvbs && !rdlm_home_lvb_evict(ls))
+		return NULL;
+	/* kept for the whole cluster: charged to nobody in particular */
+	lvb = kzalloc(sizeof(*lvb), GFP_ATOMIC);
+	if (!lvb)
+		return NULL;
+	if (xa_err(xa_store(&ls->lvbs, (unsigned long)key, lvb, GFP_ATOMIC))) {
+		kfree(lvb);
+		return NULL;
+	}
+	lvb->key = key;
+	lvb->slot = slot;
+	/* a value dropped before is unknown */
+	lvb->invalid = rdlm_home_lvb_evicted(ls, slot);
+	list_add_tail(&lvb->lru, &ls->lvb_lru);
+	ls->nr_lvbs++;
+	return lvb;
+}
+
+/* Home side: @lvb's writer will not write it back. */
+static void rdlm_home_lvb_fence(struct rdlm_lockspace *ls,
+				struct rdlm_home_lvb *lvb)
+{
+	lvb->invalid = true;
+	lvb->writer = RDLM_LVB_FENCED;
+	ls->st.lvb_invalidated++;
+}
+
+/*
+ * Home side: node @src was granted the LVB's name, in PW or EX if @writer.
+ * Nobody else is granted the name while a writer holds PW/EX: a grant
+ * elsewhere means the writer's lease was broken.
+ */
+static void rdlm_home_lvb_grant(struct rdlm_lockspace *ls,
+				struct rdlm_home_lvb *lvb, u32 src, bool writer)
+{
+	if (lvb->writer && lvb->writer != RDLM_LVB_FENCED &&
+	    lvb->writer != src + 1)
+		rdlm_home_lvb_fence(ls, lvb);
+	if (writer)
+		lvb->writer = src + 1;
+}
+
+/**
+ * rdlm_home_lvb_node_down() - invalidate what a departed node was writing
+ * @ls: lockspace (locked)
+ * @node: engine index of the node that became unreachable
+ */
+void rdlm_home_lvb_node_down(struct rdlm_lockspace *ls, u32 node)
+{
+	struct rdlm_home_lvb *lvb;
+	unsigned long key;
+
+	xa_for_each(&ls->lvbs, key, lvb)
+		if (lvb->writer == node + 1)
+			rdlm_home_lvb_fence(ls, lvb);
+}
+
+/* Home side: store an LVB written by a releasing holder, then ack. */
+static void rdlm_home_lvb_put(struct rdlm_lockspace *ls,
+			      const struct rdlm_rx *rx)
+{
+	const struct rdlm_msg *m = &rx->msg;
+	struct rdlm_lvb_stage *st = &ls->stage[rx->src];
+	struct rdlm_home_lvb *lvb;
+	bool ours, stored = false;
+
+	if (m->type == RDLM_LM_LVB_PUT0) {
+		st->key = m->reqid;
+		st->valid = true;
+		memcpy(st->data, &m->token, 8);
+		memcpy(st->data + 8, &m->arg, 8);
+		return;
+	}
+	lvb = rdlm_home_lvb_get(ls, m->reqid, m->slot);
+	/* not from a writer whose lock was broken: that write is not taken */
+	ours = lvb && (!lvb->writer || lvb->writer == rx->src + 1);
+	if (ours && (!st->valid || st->key != m->reqid)) {
+		/* the first half was lost: what was written is unknown */
+		lvb->invalid = true;
+		lvb->writer = 0;
+	} else if (ours) {
+		memcpy(lvb->data, st->data, 16);
+		memcpy(lvb->data + 16, &m->token, 8);
+		memcpy(lvb->data + 24, &m->arg, 8);
+		lvb->invalid = m->flags & RDLM_LM_F_INVALID;
+		lvb->stored = true;
+		lvb->writer = 0;
+		stored = true;
+	}
+	st->valid = false;
+	/*
+	 * Acked even without memory, so that the holder does not wait, but
+	 * a write not stored is refused: its writer must not report success.
+	 */
+	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot,
+			 stored ? 0 : RDLM_LM_F_REFUSED, m->reqid, m->mode, 0);
+}
+
+/* Home side: a writer released PW/EX without writing the LVB back. */
+static void rdlm_home_lvb_done(struct rdlm_lockspace *ls,
+			       const struct rdlm_rx *rx)
+{
+	const struct rdlm_msg *m = &rx->msg;
+	struct rdlm_home_lvb *lvb = rdlm_home_lvb_find(ls, m->reqid);
+
+	if (lvb && lvb->writer == rx->src + 1) {
+		lvb->writer = 0;
+		/* kept only to know the writer */
+		if (!lvb->stored && !lvb->invalid)
+			rdlm_home_lvb_free(ls, lvb);
+	}
+	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot, 0, m->reqid,
+			 m->arg, 0);
+}
+
+/* Home side: answer a new grantee's LVB read. */
+static void rdlm_home_lvb_read(struct rdlm_lockspace *ls,
+			       const struct rdlm_rx *rx)
+{
+	const struct rdlm_msg *m = &rx->msg;
+	bool writer = m->flags & RDLM_LM_F_WRITER;
+	static const u8 zero[RDLM_LVB_MAX];
+	struct rdlm_home_lvb *lvb;
+	u8 flags = 0;
+
+	/* a writer's entry is made here; a reader's only read */
+	lvb = writer ? rdlm_home_lvb_get(ls, m->reqid, m->slot) :
+		       rdlm_home_lvb_find(ls, m->reqid);
+	if (lvb)
+		rdlm_home_lvb_grant(ls, lvb, rx->src, writer);
+	/* none: never written, unless dropped (or no memory for a writer) */
+	if (lvb ? lvb->invalid : writer || rdlm_home_lvb_evicted(ls, m->slot))
+		flags = RDLM_LM_F_INVALID;
+	rdlm_lm_send_lvb(ls, rx->src, RDLM_LM_LVB_VAL0, m->slot, flags, 0,
+			 m->arg, lvb ? lvb->data : zero, 0);
+}
+
+/* A lock manager message for this node as a home? Then it is handled. */
+static bool rdlm_lm_home_recv(struct rdlm_lockspace *ls,
+			      const struct rdlm_rx *rx)
+{
+	struct rdlm_home_lvb *lvb;
+
+	switch (rx->msg.type) {
+	case RDLM_LM_LVB_PUT0:
+	case RDLM_LM_LVB_PUT1:
+		rdlm_home_lvb_put(ls, rx);
+		return true;
+	case RDLM_LM_LVB_GET:
+		rdlm_home_lvb_read(ls, rx);
+		return true;
+	case RDLM_LM_LVB_HOLD:
+		lvb = rdlm_home_lvb_get(ls, rx->msg.reqid, rx->msg.slot);
+		if (lvb)
+			rdlm_home_lvb_grant(ls, lvb, rx->src, true);
+		return true;
+	case RDLM_LM_LVB_DONE:
+		rdlm_home_lvb_done(ls, rx);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* ---- requester side -------------------------------------------------- */
+
+/*
+ * The home's answer to a grant's LVB read will not come. A reader is
+ * granted with the LVB marked invalid; a PW/EX writer is not, since the
+ * home may not know it as the writer and could not invalidate what it
+ * fails to write back.
+ */
+void rdlm_lkb_lvb_unreachable(struct rdlm_lockspace *ls,
+			      struct rdlm_lkb *lkb)
+{
+	if (lkb->grmode >= RDLM_LOCK_PW) {
+		rdlm_lkb_ungrant(ls, lkb, -ENOTCONN);
+		return;
+	}
+	lkb->res->lvb_invalid = true;
+	rdlm_lkb_granted(ls, lkb, true);
+}
+
+/* @lkb's LVB write went to the home: complete it with the home's ack. */
+void rdlm_lkb_put_wait(struct rdlm_lkb *lkb, struct rdlm_slot *s)
+{
+	lkb->put_wait = true;
+	lkb->put_seq = s->puts_sent;
+	list_add_tail(&lkb->put_entry, &s->put_waiters);
+	lkb->timeout_at = (jiffies + RDLM_LVB_ACK_TIMEOUT) ?: 1;
+	mod_timer(&lkb->timeout, lkb->timeout_at);
+}
+
+/* The LVB write of @lkb (unlock or down-conversion) was acked, or not. */
+void rdlm_lkb_put_done(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+		       bool ok)
+{
+	list_del_init(&lkb->put_entry);
+	lkb->put_wait = false;
+	lkb->timeout_at = 0;
+	if (timer_pending(&lkb->timeout))
+		del_timer(&lkb->timeout);
+	if (!ok)
+		ls->st.lvb_lost++;
+	if (lkb->state == RDLM_LKB_DEAD)
+		rdlm_lkb_kill(lkb, ok ? -RDLM_EUNLOCK : -EIO, 0);
+	else
+		rdlm_queue_ast(lkb, ok ? 0 : -EIO, 0, false);
+}
+
+/* The home acked the oldest write of @s (@refused: it did not store it). */
+static void rdlm_slot_put_acked(struct rdlm_lockspace *ls, struct rdlm_slot *s,
+				bool refused)
+{
+	struct rdlm_lkb *lkb, *tmp;
+
+	if (!s->lvb_puts)
+		return;
+	s->lvb_puts--;
+	s->puts_acked++;
+	list_for_each_entry_safe(lkb, tmp, &s->put_waiters, put_entry) {
+		if ((s32)(lkb->put_seq - s->puts_acked) > 0)
+			break;
+		rdlm_lkb_put_done(ls, lkb, !refused ||
+				  lkb->put_seq != s->puts_acked);
+	}
+}
+
+/* The writes of @s will not be acked: they may not have reached the home. */
+void rdlm_slot_puts_failed(struct rdlm_lockspace *ls,
+			   struct rdlm_slot *s)
+{
+	struct rdlm_lkb *lkb, *tmp;
+
+	s->lvb_puts = 0;
+	s->puts_acked = s->puts_sent;
+	list_for_each_entry_safe(lkb, tmp, &s->put_waiters, put_entry)
+		rdlm_lkb_put_done(ls, lkb, false);
+}
+
+/**
+ * rdlm_lm_recv() - a lock manager message arrived
+ * @ls: lockspace (locked)
+ * @rx: message, src translated to an engine index
+ */
+void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
+{
+	const struct rdlm_msg *m = &rx->msg;
+	struct rdlm_lkb *lkb;
+	struct rdlm_slot *s;
+	struct rdlm_res *res;
+	u8 *dst;
+
+	if (rdlm_lm_home_recv(ls, rx))
+		return;
+	switch (m->type) {
+	case RDLM_LM_LVB_ACK:
+		s = rdlm_slot_find(ls, rx->src, m->slot);
+		/*
+		 * Only the ack of the oldest write waiting: one the node gave
+		 * up on (timeout) may still come, after newer writes went.
+		 */
+		if (s && s->lvb_puts && (u8)m->arg == (u8)(s->puts_acked + 1)) {
+			rdlm_slot_put_acked(ls, s, m->flags & RDLM_LM_F_REFUSED);
+			rdlm_slot_pass(ls, s);
+		}
+		break;
+	case RDLM_LM_LVB_VAL0:
+	case RDLM_LM_LVB_VAL1:
+		lkb = xa_load(&ls->lkbs, (unsigned long)m->reqid);
+		if (!lkb || !lkb->lvb_wait || lkb->state == RDLM_LKB_DEAD)
+			break;
+		res = lkb->res;
+		if (m->type == RDLM_LM_LVB_VAL0) {
+			dst = res->lvb;
+			lkb->lvb_got_first = true;
+		} else if (lkb->lvb_got_first) {
+			dst = res->lvb + 16;
+		} else {
+			break;
+		}
+		memcpy(dst, &m->token, 8);
+		memcpy(dst + 8, &m->arg, 8);
+		if (m->type == RDLM_LM_LVB_VAL1) {
+			res->lvb_invalid = m->flags & RDLM_LM_F_INVALID;
+			res->lvb_cached = res->slot->state == RDLM_SLOT_OWNED &&
+					  !res->slot->lost;
+			rdlm_lkb_granted(ls, lkb, true);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * rdlm_lm_send_failed() - a lock manager message could not be delivered
+ * @ls: lockspace (locked)
+ * @cqe: its completion
+ */
+void rdlm_lm_send_failed(struct rdlm_lockspace *ls, const struct rdlm_cqe *cqe)
+{
+	u64 ck = cqe->cookie;
+	struct rdlm_lkb *lkb;
+	struct rdlm_slot *s;
+
+	if ((ck & (RDLM_LM_CK_PUT | RDLM_LM_CK_GET)) == RDLM_LM_CK_PUT) {
+		s = rdlm_slot_find(ls, (ck >> 32) & 0xffff, (u32)ck);
+		if (s && s->lvb_puts) {
+			rdlm_slot_puts_failed(ls, s);
+			rdlm_slot_pass(ls, s);
+		}
+	} else if ((ck & (RDLM_LM_CK_PUT | RDLM_LM_CK_GET)) == RDLM_LM_CK_GET) {
+		lkb = xa_load(&ls->lkbs, (unsigned long)(u32)ck);
+		if (lkb && lkb->lvb_wait && lkb->state != RDLM_LKB_DEAD) {
+			s = lkb->res->slot;
+			rdlm_lkb_lvb_unreachable(ls, lkb);
+			rdlm_slot_pass(ls, s);
+		}
+	}
+}
+
+/*
+ * A PW/EX lock of @res is going: write @lvb (or invalidate it) at the home
+ * before the word goes, or, with @write false, tell a home that knows us as
+ * the LVB's writer that we are done without writing.
+ *
+ * Return: 1 if a write went to the home (its ack, or its failure, completes
+ * the request: rdlm_lkb_put_wait()), 0 if nothing was to be written, -EIO
+ * if a write was asked for but the hold is lost (the next writer's grant
+ * invalidates the LVB at the home).
+ */
+int rdlm_lvb_put(struct rdlm_lockspace *ls, struct rdlm_res *res,
+		 bool write, const u8 *lvb, bool invalid)
+{
+	struct rdlm_slot *s = res->slot;
+	static const u8 zero[RDLM_LVB_MAX];
+	bool writer = res->lvb_writer;
+
+	res->lvb_writer = false;
+	if (s->state != RDLM_SLOT_OWNED || s->lost)
+		return write ? -EIO : 0;
+	if (!write) {
+		if (writer) {
+			s->lvb_puts++;
+			s->puts_sent++;
+			rdlm_lm_send_msg(ls, s->home, RDLM_LM_LVB_DONE, s->slot,
+					 0, res->key, (u8)s->puts_sent,
+					 RDLM_LM_CK_PUT |
+					 (u64)s->home << 32 | s->slot);
+		}
+		return 0;
+	}
+	if (lvb)
+		memcpy(res->lvb, lvb, RDLM_LVB_MAX);
+	res->lvb_invalid = invalid;
+	res->lvb_cached = true;
+	s->lvb_puts++;
+	s->puts_sent++;
+	rdlm_lm_send_lvb(ls, s->home, RDLM_LM_LVB_PUT0, s->slot,
+			 invalid ? RDLM_LM_F_INVALID : 0, (u8)s->puts_sent,
+			 res->key, lvb ? res->lvb : zero,
+			 RDLM_LM_CK_PUT | (u64)s->home << 32 | s->slot);
+	return 1;
+}
