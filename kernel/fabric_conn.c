@@ -68,7 +68,7 @@ static void rdlm_conn_free_ib(struct rdlm_conn *conn, struct rdma_cm_id *cm_id)
 
 	if (conn->qp) {
 		/* completions of everything posted arrive during the drain */
-		if (conn->qp_used)
+		if (test_bit(RDLM_CONN_F_QP_USED, &conn->flags))
 			ib_drain_qp(conn->qp);
 		if (cm_id && cm_id->qp == conn->qp)
 			rdma_destroy_qp(cm_id);
@@ -89,7 +89,7 @@ static void rdlm_conn_free_ib(struct rdlm_conn *conn, struct rdma_cm_id *cm_id)
 	kfree(conn->rx);
 	conn->rx = NULL;
 	conn->nr_rx = 0;
-	conn->qp_used = false;
+	clear_bit(RDLM_CONN_F_QP_USED, &conn->flags);
 	conn->dev = NULL;
 }
 
@@ -231,7 +231,7 @@ static void rdlm_conn_stop(struct rdlm_conn *conn, bool may_park)
 	lockdep_assert_held(&rdlm_fabric.mutex);
 	spin_lock_bh(&conn->lock);
 	conn->state = RDLM_CONN_ERROR;
-	established = conn->established;
+	established = test_bit(RDLM_CONN_F_ESTABLISHED, &conn->flags);
 	spin_unlock_bh(&conn->lock);
 
 	if (cm_id && !established) {
@@ -259,9 +259,9 @@ static void rdlm_conn_stop(struct rdlm_conn *conn, bool may_park)
 		 * 50 s for them (then warns). The drain completes what was
 		 * posted; the rest goes once the link is back.
 		 */
-		if (conn->qp && conn->qp_used) {
+		if (conn->qp && test_bit(RDLM_CONN_F_QP_USED, &conn->flags)) {
 			ib_drain_qp(conn->qp);
-			conn->qp_used = false;
+			clear_bit(RDLM_CONN_F_QP_USED, &conn->flags);
 		}
 	} else if (conn->dev) {
 		rdlm_conn_free_ib(conn, cm_id);
@@ -275,7 +275,7 @@ static void rdlm_conn_stop(struct rdlm_conn *conn, bool may_park)
 		rdma_destroy_id(cm_id);
 		conn->cm_id = NULL;
 		conn->id_dev = NULL;
-		conn->established = false;
+		clear_bit(RDLM_CONN_F_ESTABLISHED, &conn->flags);
 	}
 
 	rdlm_conn_fail_waiting(conn);
@@ -313,7 +313,7 @@ void rdlm_conn_unlist(struct rdlm_conn *conn, struct list_head *dead)
 	spin_lock(&rdlm_fabric.conn_lock);
 	list_move(&conn->entry, dead);
 	spin_unlock(&rdlm_fabric.conn_lock);
-	conn->dead = true;
+	set_bit(RDLM_CONN_F_DEAD, &conn->flags);
 }
 
 /**
@@ -354,11 +354,12 @@ static void rdlm_conn_schedule(struct rdlm_conn *conn)
 void rdlm_conn_link_event(struct rdlm_conn *conn, bool down)
 {
 	lockdep_assert_held(&rdlm_fabric.mutex);
-	if (conn->dead)
+	if (test_bit(RDLM_CONN_F_DEAD, &conn->flags))
 		return;
 	if (down) {
 		spin_lock_bh(&conn->lock);
-		if (conn->state == RDLM_CONN_CONNECTING && conn->qp_used)
+		if (conn->state == RDLM_CONN_CONNECTING &&
+		    test_bit(RDLM_CONN_F_QP_USED, &conn->flags))
 			rdlm_dev_cm_risk(conn->id_dev,
 					 "link down during a connection handshake",
 					 conn->node);
@@ -380,10 +381,12 @@ static void rdlm_conn_err_work(struct work_struct *work)
 	bool gone = false;
 
 	mutex_lock(&rdlm_fabric.mutex);
-	if (conn->dead)
+	if (test_bit(RDLM_CONN_F_DEAD, &conn->flags))
 		goto out;
-	if (conn->established && READ_ONCE(conn->state) != RDLM_CONN_IDLE)
-		conn->reconnects++;	/* an established connection lost */
+	/* an established connection lost */
+	if (test_bit(RDLM_CONN_F_ESTABLISHED, &conn->flags) &&
+	    READ_ONCE(conn->state) != RDLM_CONN_IDLE)
+		conn->reconnects++;
 	rdlm_conn_stop(conn, true);
 	if (conn->cm_id) {
 		/* parked until the link is back (and polled, to be sure) */
@@ -393,23 +396,21 @@ static void rdlm_conn_err_work(struct work_struct *work)
 		spin_lock(&rdlm_fabric.conn_lock);
 		list_del(&conn->entry);
 		spin_unlock(&rdlm_fabric.conn_lock);
-		conn->dead = true;
+		set_bit(RDLM_CONN_F_DEAD, &conn->flags);
 		gone = true;
 	} else if (conn->users) {
 		rdlm_conn_schedule(conn);
 	}
 out:
 	mutex_unlock(&rdlm_fabric.mutex);
-	if (gone) {
-		/* same ordered workqueue: none of these runs right now */
-		cancel_work_sync(&conn->up_work);
-		cancel_delayed_work(&conn->err_work);
-		cancel_delayed_work_sync(&conn->hb_work);
-		cancel_delayed_work_sync(&conn->timeout_work);
-		cancel_delayed_work_sync(&conn->unexport_work);
-		xa_destroy(&conn->pending);
-		kfree(conn);
-	}
+	/* not from here: rdlm_conn_free() waits for this work */
+	if (gone)
+		queue_work(rdlm_fabric.wq, &conn->free_work);
+}
+
+static void rdlm_conn_free_work(struct work_struct *work)
+{
+	rdlm_conn_free(container_of(work, struct rdlm_conn, free_work));
 }
 
 /* A connection attempt that hangs is abandoned (and retried). */
@@ -438,7 +439,8 @@ static void rdlm_conn_connect_work(struct work_struct *work)
 	int ret;
 
 	mutex_lock(&rdlm_fabric.mutex);
-	if (conn->dead || !conn->users || conn->state != RDLM_CONN_IDLE)
+	if (test_bit(RDLM_CONN_F_DEAD, &conn->flags) || !conn->users ||
+	    conn->state != RDLM_CONN_IDLE)
 		goto out;
 	if (conn->cm_id) {
 		/* parked: gone only once the link is back */
@@ -456,7 +458,7 @@ static void rdlm_conn_connect_work(struct work_struct *work)
 		goto out;
 	}
 	conn->cm_id = cm_id;
-	conn->established = false;
+	clear_bit(RDLM_CONN_F_ESTABLISHED, &conn->flags);
 	spin_lock_bh(&conn->lock);
 	conn->state = RDLM_CONN_CONNECTING;
 	conn->connect_start = jiffies;
@@ -488,7 +490,8 @@ static void rdlm_conn_up_work(struct work_struct *work)
 	struct rdlm_fabric_ls *ls;
 
 	mutex_lock(&rdlm_fabric.mutex);
-	if (conn->dead || READ_ONCE(conn->state) != RDLM_CONN_LIVE)
+	if (test_bit(RDLM_CONN_F_DEAD, &conn->flags) ||
+	    READ_ONCE(conn->state) != RDLM_CONN_LIVE)
 		goto out;
 	list_for_each_entry(ls, &rdlm_fabric.lockspaces, entry) {
 		if (ls->dead || !rdlm_fabric_ls_member(ls, conn->node))
@@ -579,6 +582,7 @@ struct rdlm_conn *rdlm_conn_alloc(bool passive, u32 node, u32 local)
 	INIT_DELAYED_WORK(&conn->hb_work, rdlm_conn_hb_work);
 	INIT_DELAYED_WORK(&conn->timeout_work, rdlm_conn_timeout_work);
 	INIT_DELAYED_WORK(&conn->unexport_work, rdlm_conn_unexport_work);
+	INIT_WORK(&conn->free_work, rdlm_conn_free_work);
 	conn->backoff_ms = RDLM_BACKOFF_MIN_MS;
 	conn->last_alive = jiffies;
 	conn->last_msg_out = jiffies;
@@ -669,7 +673,7 @@ static int rdlm_conn_request(struct rdma_cm_id *cm_id,
 	/* live at ESTABLISHED (the RTU, or the first packet) */
 	spin_lock_bh(&conn->lock);
 	conn->state = RDLM_CONN_CONNECTING;
-	conn->qp_used = true;
+	set_bit(RDLM_CONN_F_QP_USED, &conn->flags);
 	spin_unlock_bh(&conn->lock);
 	spin_lock(&rdlm_fabric.conn_lock);
 	/* a reconnecting peer replaces its previous connection */
@@ -683,9 +687,10 @@ static int rdlm_conn_request(struct rdma_cm_id *cm_id,
 
 free:
 	cm_id->context = NULL;
-	conn->qp_used = false;
+	clear_bit(RDLM_CONN_F_QP_USED, &conn->flags);
 	if (conn->dev)
 		rdlm_conn_free_ib(conn, cm_id);
+	/* never listed, no work queued: not rdlm_conn_free() in a handler */
 	xa_destroy(&conn->pending);
 	kfree(conn);
 reject:
@@ -755,8 +760,8 @@ int rdlm_conn_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		if (conn->state == RDLM_CONN_CONNECTING &&
 		    conn->cm_id == cm_id) {
 			conn->state = RDLM_CONN_LIVE;
-			conn->established = true;
-			conn->qp_used = true;
+			set_bit(RDLM_CONN_F_ESTABLISHED, &conn->flags);
+			set_bit(RDLM_CONN_F_QP_USED, &conn->flags);
 			conn->backoff_ms = RDLM_BACKOFF_MIN_MS;
 			conn->last_alive = jiffies;
 			conn->last_msg_out = jiffies;

@@ -284,7 +284,7 @@ void rdlm_conn_unexport_work(struct work_struct *work)
 	struct rdlm_export *exp, *tmp;
 
 	mutex_lock(&rdlm_fabric.mutex);
-	if (conn->dead)
+	if (test_bit(RDLM_CONN_F_DEAD, &conn->flags))
 		goto out;
 	list_for_each_entry_safe(exp, tmp, &conn->exports, entry) {
 		if (!READ_ONCE(exp->acked))

@@ -220,6 +220,13 @@ enum rdlm_conn_state {
 	RDLM_CONN_ERROR,	/* teardown queued */
 };
 
+/* Bits of &rdlm_conn.flags. */
+enum {
+	RDLM_CONN_F_ESTABLISHED,	/* @cm_id reached ESTABLISHED */
+	RDLM_CONN_F_QP_USED,		/* sends may be posted: drain the QP */
+	RDLM_CONN_F_DEAD,		/* unlisted, being freed: works return */
+};
+
 struct rdlm_conn_stats {
 	atomic64_t verbs[RDLM_VERB_NR];
 	atomic64_t errors;		/* completion errors */
@@ -264,10 +271,9 @@ struct rdlm_conn {
 	struct rdma_cm_id *cm_id;	/* parked: kept while the link is down */
 	struct rdlm_device *dev;	/* of the QP */
 	struct rdlm_device *id_dev;	/* of @cm_id, once resolved */
-	bool established;		/* @cm_id reached ESTABLISHED */
+	unsigned long flags;		/* RDLM_CONN_F_* */
 	struct ib_cq *cq;
 	struct ib_qp *qp;
-	bool qp_used;			/* sends may be posted: drain it */
 	struct rdlm_rxbuf *rx;
 	u32 nr_rx;
 
@@ -282,7 +288,6 @@ struct rdlm_conn {
 
 	struct xarray pending;		/* CPU-atomic ops by tag */
 	u32 next_tag;
-	bool dead;			/* being freed: works do nothing */
 
 	struct list_head entry;		/* rdlm_fabric.conns */
 	unsigned int users;		/* active: lockspaces */
@@ -292,6 +297,7 @@ struct rdlm_conn {
 	struct delayed_work hb_work;	/* system_wq: never blocked */
 	struct delayed_work timeout_work;	/* connect timeout, system_wq */
 	struct delayed_work unexport_work;	/* frees acked exports */
+	struct work_struct free_work;	/* a passive conn that failed */
 	unsigned long backoff_ms;
 	unsigned long connect_start;	/* jiffies */
 	unsigned long last_alive;	/* jiffies of the last completion */
