@@ -519,16 +519,17 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 	if (ls->dead)
 		return;
 	list_for_each_entry(res, &s->resources, slot_entry) {
-		bool first = true;
+		bool blocked = false;
 
+		/* in queue order, as fs/dlm: none past one that must wait */
 		list_for_each_entry_safe(lkb, tmp, &res->waiting, wt_entry) {
-			if (rdlm_grantable(ls, lkb)) {
+			if (!blocked && rdlm_grantable(ls, lkb)) {
 				rdlm_lkb_grant(ls, lkb);
 				continue;
 			}
-			if (first)
+			if (!blocked)
 				rdlm_bast_blockers(lkb);
-			first = false;
+			blocked = true;
 			waiters = true;
 			if (rdlm_engine_mode(lkb->rqmode) == RDLM_MODE_EX)
 				need = RDLM_MODE_EX;
