@@ -109,6 +109,8 @@ struct rdlm_req *rdlm_req_alloc(struct rdlm_engine *eng)
 		req->mode = 0;
 		req->flags = 0;
 		req->slots = 0;
+		req->start = 0;
+		req->end = 0;
 		req->user = 0;
 		memset(req->priv, 0, sizeof(req->priv));
 	}

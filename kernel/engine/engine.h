@@ -35,6 +35,11 @@
  * Engines post the same verbs in both modes and see the same completions;
  * only the fabric differs.  Never mix the two modes on one table.
  *
+ * Ranges.  The range engines (rangeseg, rangecomb) lock the units
+ * [&rdlm_req.start, &rdlm_req.end] of the resource at (home node, slot)
+ * rather than a whole word; readers (SH) do not exclude each other, writers
+ * (EX) exclude every overlapping request.  Word engines ignore the range.
+ *
  * Requests.  Request state is preallocated per engine instance
  * (rdlm_req_alloc()/rdlm_req_free()); each carries a generation so that
  * messages naming a stale request (rdlm_req_id()) are recognised.  The
@@ -245,7 +250,12 @@ struct rdlm_out {
  * @mode: &enum rdlm_mode (set by caller)
  * @flags: RDLM_RF_* (set by caller)
  * @slots: lease slots k for long holders, 0 or 1 = normal (set by caller)
- * @user: caller cookie, untouched by engines
+ * @start: range engines: first unit of the range to lock, inclusive (set by
+ *	caller); ignored by the word engines
+ * @end: range engines: last unit of the range, inclusive, @start <= @end
+ *	(set by caller); ignored by the word engines
+ * @user: caller cookie, untouched by engines (a range engine that drives
+ *	child requests of its own copies it into them, see rangeseg.c)
  * @idx: index in the engine's pool
  * @gen: generation, bumped on every allocation
  * @busy: allocated
@@ -258,6 +268,8 @@ struct rdlm_req {
 	u8 mode;
 	u8 flags;
 	u16 slots;
+	u64 start;
+	u64 end;
 	u64 user;
 	u32 idx;
 	u32 gen;
@@ -282,6 +294,7 @@ struct rdlm_req {
  * @kmax: largest lease slot count a request may take (default 1)
  * @count_max: counter limit, 0 = half the field range
  * @seed: seed of the engine's pseudo-random generator
+ * @seg_units: rangeseg: units per segment (0 = 256, the paper's 2^8)
  */
 struct rdlm_engine_params {
 	u32 node;
@@ -298,6 +311,7 @@ struct rdlm_engine_params {
 	u32 kmax;
 	u32 count_max;
 	u64 seed;
+	u32 seg_units;
 };
 
 /**
@@ -411,6 +425,13 @@ extern const struct rdlm_engine_ops rdlm_central_ops;
 extern const struct rdlm_engine_ops rdlm_dqnl_ops;
 extern const struct rdlm_engine_ops rdlm_dqnl_sf_ops;
 extern const struct rdlm_engine_ops rdlm_ncosed_ops;
+/*
+ * Range engines (Documentation/range-locks.rst): built into the simulator
+ * only for now, not listed by rdlm_engine_find(), since the lock manager
+ * does not fill in &rdlm_req.start and &rdlm_req.end yet.
+ */
+extern const struct rdlm_engine_ops rdlm_rangeseg_ops;
+extern const struct rdlm_engine_ops rdlm_rangecomb_ops;
 
 /**
  * rdlm_engine_find() - look up an engine by name

@@ -5,6 +5,8 @@
  *
  *   sim-check            run everything
  *   sim-check --seed N   replay the randomized runs with one seed
+ *   SIM_ONLY=range sim-check   only the unit tests whose name contains
+ *                        "range", and only the range engines' simulations
  */
 #include <stdio.h>
 #include <time.h>
@@ -882,6 +884,7 @@ static void t_engine_common(void)
 }
 
 #include "test_dqueue.c"	/* queue engines' unit tests */
+#include "test_range.c"	/* range engines' unit tests */
 
 /* ---- randomized simulations ---- */
 
@@ -1011,11 +1014,67 @@ static const struct {
 	{ &rdlm_central_ops, RDLM_ATOMIC_NIC },
 };
 
+/*
+ * Range engines: 8 words of 1024 units on 4 nodes, ranges of 1..256 units
+ * (1..5 segments of 64 units), faults as above.
+ */
+static void range_cfg(struct sim_cfg *c, const struct rdlm_engine_ops *ops,
+		      bool flaps)
+{
+	sim_cfg_faulty(c, ops);
+	c->nodes = 4;
+	c->clients = 4;
+	c->nlocks = 8;
+	c->alpha = 1.0;
+	c->range_units = 1024;
+	c->range_len_max = 256;
+	c->ep.seg_units = 64;
+	c->slots = 2 * 16;
+	c->req_pool = c->clients * 8;
+	c->nops = 40000;
+	c->fifo_check = ops == &rdlm_rangecomb_ops;
+	if (flaps) {
+		c->crashes = 0;
+		c->pauses = 0;
+		c->flaps = 8;
+		c->flap_len = 400000;
+	}
+}
+
+#define RANGE_RUNS 5
+
+static void range_randomized(void)
+{
+	struct sim_cfg c;
+
+	range_cfg(&c, &rdlm_rangeseg_ops, false);
+	tap("sim rangeseg, ranges of 1-5 segments, crash+pause+delay, 40k ops x 3 seeds",
+	    run_seeds("rangeseg", &c, 3));
+	range_cfg(&c, &rdlm_rangeseg_ops, true);
+	tap("sim rangeseg, 8 link flaps, 40k ops x 2 seeds",
+	    run_seeds("rangeseg-flaps", &c, 2));
+	range_cfg(&c, &rdlm_rangecomb_ops, false);
+	tap("sim rangecomb (FIFO checked), crash+pause+delay, 40k ops x 3 seeds",
+	    run_seeds("rangecomb", &c, 3));
+	range_cfg(&c, &rdlm_rangecomb_ops, false);
+	c.ep.home_entries = 6;	/* BUSY and backoff all the time */
+	c.crashes = 2;
+	tap("sim rangecomb, home table of 6 entries, 2 crashes, 40k ops x 2 seeds",
+	    run_seeds("rangecomb-busy", &c, 2));
+	range_cfg(&c, &rdlm_rangecomb_ops, true);
+	tap("sim rangecomb (FIFO checked), 8 link flaps, 40k ops x 2 seeds",
+	    run_seeds("rangecomb-flaps", &c, 2));
+}
+
 static void randomized(void)
 {
 	struct sim_cfg c;
 	size_t i;
 
+	if (getenv("SIM_ONLY")) {
+		range_randomized();
+		return;
+	}
 	if (getenv("SIM_NOFAULT")) {
 		sim_cfg_faulty(&c, &rdlm_bakery_ops);
 		c.crashes = c.pauses = c.delay_pct = 0;
@@ -1101,6 +1160,7 @@ static void randomized(void)
 			 "CPU" : "NIC");
 		tap(name, run_seeds(name + 4, &c, 2));
 	}
+	range_randomized();
 }
 
 int main(int argc, char **argv)
@@ -1128,6 +1188,12 @@ int main(int argc, char **argv)
 		{ "ncosed 3.2.1/3.2.4: shared and exclusive behind an exclusive", t_nc_behind_ex },
 		{ "queue engines: epoch recovery, fence, thaw, re-queue, lost", t_dq_recovery },
 		{ "queue engines: names, modes, cancel while queued", t_dq_cancel },
+		{ "rangeseg: ascending one at a time, release, shared, disjoint", t_rs_basic },
+		{ "rangeseg: writer blocks reader and reader writer", t_rs_conflict },
+		{ "rangeseg: segment failure, lease lost while acquiring, cancel", t_rs_failure },
+		{ "rangecomb: grant, shared, conflicts, blocking, resources", t_rc_basic },
+		{ "rangecomb: FIFO among overlapping ranges, cancel", t_rc_fifo_cancel },
+		{ "rangecomb: full home (BUSY), trylock, dead requester", t_rc_busy_down },
 	};
 	clock_t t0 = clock();
 	size_t i;
@@ -1135,8 +1201,11 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--seed"))
 		only_seed = strtoull(argv[2], NULL, 0);
 	printf("TAP version 13\n");
-	printf("1..%zu\n", ARRAY_SIZE(units) + 6 + 6 + ARRAY_SIZE(flappers));
+	printf("1..%zu\n", ARRAY_SIZE(units) + 6 + 6 + ARRAY_SIZE(flappers) +
+	       RANGE_RUNS);
 	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (getenv("SIM_ONLY") && !strstr(units[i].name, getenv("SIM_ONLY")))
+			continue;
 		t_fail = 0;
 		units[i].fn();
 		tap(units[i].name, t_fail);

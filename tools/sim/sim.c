@@ -19,7 +19,9 @@
  * On every grant the checker verifies that no incompatible holder exists
  * (holders past the lease end the engine announced, or on crashed nodes, do
  * not count) and, if asked, that no conflicting request queued earlier is
- * still waiting (FIFO).
+ * still waiting (FIFO).  With a range workload (cfg->range_units) each op
+ * locks a range of units of its word, and only overlapping requests
+ * conflict; for rangeseg a word takes the slots of all its segments.
  */
 #include <stdio.h>
 #include <math.h>
@@ -72,6 +74,7 @@ struct sreq {
 	u64 enq_seq;
 	u64 lease_end;
 	u64 start;
+	u64 rstart, rend;	/* range workloads: units locked */
 	struct rdlm_req *req;
 	struct sreq *wnext;	/* active list of the word */
 	struct sreq **wprev;
@@ -80,7 +83,10 @@ struct sreq {
 struct client {
 	u32 word;
 	u8 mode;
+	u8 role;	/* oltp: 0 reader, 1 writer, 2 log writer */
 	u16 k;
+	u64 rstart, rend;
+	u64 writes;	/* oltp: ops done by a (log) writer */
 	u64 hold;
 	u64 first_start;	/* of the current op, across retries */
 	struct sreq *cur;
@@ -144,6 +150,7 @@ struct sim {
 	u64 enq_seq;
 	u64 epoch;
 	u64 lat_cap;
+	u32 stride;		/* slots per word (rangeseg: its segments) */
 	struct trace_rec trace[TRACE_N];
 	u64 ntrace;
 	u32 cur_node;
@@ -362,6 +369,14 @@ static bool waits_for(u8 later, u8 earlier)
 	return false;
 }
 
+/* range workloads: do the two requests' ranges meet? */
+static bool overlap(const struct sim *s, const struct sreq *a,
+		    const struct sreq *b)
+{
+	return !s->cfg->range_units ||
+	       (a->rstart <= b->rend && b->rstart <= a->rend);
+}
+
 static bool counts(struct sim *s, struct sreq *h)
 {
 	return h->state == SR_HELD && !h->told_lost && s->now < h->lease_end &&
@@ -373,7 +388,7 @@ static void check_holders(struct sim *s, struct sreq *r)
 	struct sreq *h;
 
 	for (h = s->wactive[r->word]; h; h = h->wnext) {
-		if (h == r || !counts(s, h))
+		if (h == r || !counts(s, h) || !overlap(s, h, r))
 			continue;
 		if (!compat(h->phase, r->phase))
 			violation(s, false, "incompatible holders", r->node,
@@ -389,7 +404,8 @@ static void check_fifo(struct sim *s, struct sreq *r)
 		return;
 	for (a = s->wactive[r->word]; a; a = a->wnext) {
 		if (a == r || a->state != SR_WAIT || !a->enq || a->skipped ||
-		    s->nodes[a->node].crashed || a->enq_seq > r->enq_seq)
+		    s->nodes[a->node].crashed || a->enq_seq > r->enq_seq ||
+		    !overlap(s, a, r))
 			continue;
 		if (waits_for(r->mode, a->mode))
 			violation(s, true, "granted before an earlier waiter",
@@ -471,7 +487,9 @@ static void post_verb(struct sim *s, u32 src, const struct rdlm_verb *v)
 		send_cqe(s, src, v->node, v, -ENOTCONN, 0, s->now + 1);
 		return;
 	}
-	rtt = cpu_path(s, v) ? s->cfg->rtt_send : s->cfg->rtt_atomic;
+	rtt = cpu_path(s, v) ? s->cfg->rtt_send :
+	      v->kind == RDLM_VERB_READ && s->cfg->rtt_read ? s->cfg->rtt_read :
+	      s->cfg->rtt_atomic;
 	e = ev_new(s, EV_ARRIVE, 0, v->node);
 	e->src = src;
 	e->gen = link_gen(s, src, v->node);
@@ -518,7 +536,8 @@ static void apply_exec(struct sim *s, struct ev *e)
 	if (s->cfg->ep.atomic_mode == RDLM_ATOMIC_CPU)
 		s->res->wire_msgs++;	/* the reply */
 	rtt = s->cfg->ep.atomic_mode == RDLM_ATOMIC_CPU ?
-		s->cfg->rtt_send : s->cfg->rtt_atomic;
+		s->cfg->rtt_send : v->kind == RDLM_VERB_READ &&
+		s->cfg->rtt_read ? s->cfg->rtt_read : s->cfg->rtt_atomic;
 	send_cqe(s, e->src, e->node, v, 0, old, s->now + one_way(s, rtt));
 }
 
@@ -539,6 +558,23 @@ static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
 		tr(s, nid, 1, r ? r->word : 0, a->verb.kind, a->verb.arg0);
 		if (r && (a->verb.flags & RDLM_VF_DEQUEUE))
 			r->enq = false;
+		if (!r && a->verb.kind == RDLM_VERB_SEND &&
+		    ((a->verb.flags & RDLM_VF_DEQUEUE) ||
+		     a->verb.msg.type == RDLM_MSG_GRANT) &&
+		    a->verb.node < s->cfg->nodes) {
+			/*
+			 * A home's answer: the request it names is not queued
+			 * (busy, cancelled), or no longer waits there (granted;
+			 * a grant that arrives too late or never is the
+			 * requester's business, not a FIFO matter).
+			 */
+			struct node *rn = &s->nodes[a->verb.node];
+			struct rdlm_req *q = rdlm_req_lookup(&rn->eng,
+							     a->verb.msg.reqid);
+
+			if (q)
+				rn->sreqs[q->idx].enq = false;
+		}
 		post_verb(s, nid, &a->verb);
 		break;
 	case RDLM_ACT_TIMER:
@@ -561,6 +597,8 @@ static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
 		check_holders(s, r);
 		check_fifo(s, r);
 		s->res->grants++;
+		if (r->mode == RDLM_MODE_SH)
+			s->res->reads++;
 		if (s->res->nlat < s->lat_cap) {
 			u64 wt = s->now - n->clients[r->client].first_start;
 
@@ -652,6 +690,64 @@ static void client_next(struct sim *s, u32 node, u32 ci, u64 delay)
 	ev_push(s, e);
 }
 
+/* Filebench-OLTP-like roles: 39/48 readers, one log writer, writers */
+static u8 oltp_role(const struct sim_cfg *cfg, u32 ci)
+{
+	if (ci == cfg->clients - 1 && cfg->clients > 1)
+		return 2;
+	return ci < cfg->clients * 39 / 48 ? 0 : 1;
+}
+
+/*
+ * OLTP pacing: each writer does 100 writes per 1000 reads, the log writer
+ * one per 3200 reads; readers run freely.
+ */
+static bool oltp_may_start(struct sim *s, struct client *c)
+{
+	if (c->role == 1)
+		return c->writes * 10 <= s->res->reads;
+	if (c->role == 2)
+		return c->writes * 3200 <= s->res->reads;
+	return true;
+}
+
+/* the range of the next op of @c (range workloads) */
+static void pick_range(struct sim *s, struct client *c)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	u64 units = cfg->range_units, len, lo, hi, seg, flen;
+
+	if (cfg->oltp) {
+		flen = units / 9;	/* 8 data files, 1 log file */
+		len = c->role == 2 ? 2048 : 64;
+		if (len > flen)
+			len = flen;
+		lo = c->role == 2 ? 8 : c->role == 1 ? c->writes % 8 :
+		     rnd(s) % 8;
+		c->mode = c->role ? RDLM_MODE_EX : RDLM_MODE_SH;
+		if (c->role)
+			c->writes++;
+		c->rstart = lo * flen + rnd(s) % (flen - len + 1);
+		c->rend = c->rstart + len - 1;
+		return;
+	}
+	lo = cfg->range_len_min ? cfg->range_len_min : 1;
+	hi = cfg->range_len_max ? cfg->range_len_max : units;
+	if (hi > units)
+		hi = units;
+	if (lo > hi)
+		lo = hi;
+	len = lo + rnd(s) % (hi - lo + 1);
+	c->rstart = rnd(s) % (units - len + 1);
+	c->rend = c->rstart + len - 1;
+	if (cfg->range_max_segs) {
+		seg = cfg->ep.seg_units ? cfg->ep.seg_units : 256;
+		hi = (c->rstart / seg + cfg->range_max_segs) * seg - 1;
+		if (c->rend > hi)
+			c->rend = hi;
+	}
+}
+
 static void client_start(struct sim *s, u32 nid, u32 ci)
 {
 	struct node *n = &s->nodes[nid];
@@ -666,6 +762,10 @@ static void client_start(struct sim *s, u32 nid, u32 ci)
 	if (c->cur || s->res->grants >= s->cfg->nops)
 		return;
 	if (!c->first_start) {
+		if (s->cfg->oltp && !oltp_may_start(s, c)) {
+			client_next(s, nid, ci, 2000);
+			return;
+		}
 		lock = s->cfg->fixed_word ?
 		       (nid * s->cfg->clients + ci) % s->cfg->nlocks :
 		       pick_word(s);
@@ -684,6 +784,8 @@ static void client_start(struct sim *s, u32 nid, u32 ci)
 			c->mode = RDLM_MODE_EX;
 			c->hold = s->cfg->cascade_hold;
 		}
+		if (s->cfg->range_units)
+			pick_range(s, c);
 		c->first_start = s->now;
 	}
 	if (s->cfg->node_queue) {
@@ -712,11 +814,15 @@ static void client_start(struct sim *s, u32 nid, u32 ci)
 	r->client = ci;
 	r->req = req;
 	req->node = c->word % s->cfg->nodes;
-	req->slot = c->word / s->cfg->nodes;
+	req->slot = c->word / s->cfg->nodes * s->stride;
 	req->mode = c->mode;
 	req->slots = c->k;
+	req->start = c->rstart;
+	req->end = c->rend;
 	req->user = (u64)(uintptr_t)r;
-	r->word = word_of(s, req->node, req->slot);
+	r->word = word_of(s, req->node, req->slot / s->stride);
+	r->rstart = c->rstart;
+	r->rend = c->rend;
 	r->mode = c->mode;
 	r->state = SR_WAIT;
 	r->start = s->now;
@@ -1115,6 +1221,15 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 	s->conn_down = calloc(total, 1);
 	s->cq_last = calloc(total, sizeof(u64));
 	s->wactive = calloc((size_t)cfg->nodes * cfg->slots, sizeof(*s->wactive));
+	s->stride = 1;
+	if (cfg->range_units && cfg->ops == &rdlm_rangeseg_ops) {
+		u64 seg = cfg->ep.seg_units ? cfg->ep.seg_units : 256;
+
+		s->stride = (u32)((cfg->range_units + seg - 1) / seg);
+	}
+	if ((u64)(cfg->nlocks + cfg->nodes - 1) / cfg->nodes * s->stride >
+	    cfg->slots)
+		return -EINVAL;
 	if (!res->lat || !s->nodes || !s->qp_last || !s->conn_down ||
 	    !s->cq_last ||
 	    !s->wactive || build_cdf(s) || cfg->nlocks > cfg->nodes * cfg->slots)
@@ -1126,8 +1241,8 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 		p.node = i;
 		p.nr_nodes = cfg->nodes;
 		p.nr_slots = cfg->slots;
-		p.nr_reqs = cfg->clients * 4;
-		p.home_entries = p.nr_reqs * cfg->nodes;
+		p.nr_reqs = cfg->req_pool ? cfg->req_pool : cfg->clients * 4;
+		p.home_entries = cfg->ep.home_entries ?: p.nr_reqs * cfg->nodes;
 		p.seed = cfg->seed * 1000003ULL + i;
 		ret = rdlm_engine_init(&n->eng, cfg->ops, &p);
 		if (ret)
@@ -1143,6 +1258,10 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 			return -ENOMEM;
 		for (j = 0; j < cfg->clients; j++) {
 			u64 t0 = rnd(s) % 10000;
+
+			n->clients[j].role = cfg->oltp ? oltp_role(cfg, j) : 0;
+			if (cfg->server_node0 && !i)
+				continue;
 
 			if (cfg->cascade_hold)	/* queue behind node 0 client 0 */
 				t0 = i || j ? cfg->cascade_hold / 4 +

@@ -18,6 +18,7 @@ struct sim_cfg {
 
 	/* fabric model (ns) */
 	u64 rtt_atomic;		/* FA/CAS/READ round trip */
+	u64 rtt_read;		/* READ round trip, 0 = rtt_atomic */
 	u64 rtt_send;		/* SEND one way x 2 */
 	u64 nic_atomic;		/* per-address atomic service at the home NIC */
 	u64 cpu_msg;		/* CPU service per received message */
@@ -55,6 +56,16 @@ struct sim_cfg {
 	u64 cascade_hold;	/* node 0 client 0 locks first (exclusive) and
 				 * holds this long; the others start after it
 				 * and queue behind it (unlock cascade) */
+
+	/* range workloads (range engines): 0 = whole words */
+	u64 range_units;	/* units of each resource (word) */
+	u64 range_len_min;	/* length uniform in [min, max], 0 = 1 */
+	u64 range_len_max;	/* 0 = range_units */
+	u32 range_max_segs;	/* clip a range to this many segments of
+				 * ep.seg_units (the paper's 8), 0 = no clip */
+	bool oltp;		/* Filebench-OLTP-like mix (bench.c) */
+	bool server_node0;	/* node 0 serves only: no clients */
+	u32 req_pool;		/* engine requests per node, 0 = 4 x clients */
 };
 
 struct sim_result {
@@ -80,6 +91,7 @@ struct sim_result {
 	u64 mbox_lost;		/* notices overwritten before they were read */
 	u64 mbox_errors;	/* notices outside the receiver's mailbox */
 	u64 cascade_t0;		/* cascade: when the first holder released */
+	u64 reads;		/* grants of shared requests */
 };
 
 void sim_default_cfg(struct sim_cfg *cfg);
