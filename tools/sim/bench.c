@@ -10,9 +10,14 @@
  *             [--omega-us W] [--seed S]
  *             [--long-ratio P --long-hold-us H --long-k K]
  *   sim-bench --experiment cascade|contention|all [latency model options]
+ *   sim-bench --experiment ranges [--ops N] [--cpu-us Z] [--seed S] ...
  *
  * The experiments are the queue-engine papers' (DQNL fig. 4-6, N-CoSED
- * fig. 7): unlock cascade and throughput versus contention, all engines.
+ * fig. 7): unlock cascade and throughput versus contention, all engines;
+ * and the range-lock paper's ("Range locks with server-side combination",
+ * section 5.2): static segmentation (rangeseg) against the server-side
+ * combiner (rangecomb) on its micro-benchmark and its Filebench-OLTP-like
+ * mix, with its Table 5 latencies unless given on the command line.
  */
 #include <stdio.h>
 #include "sim.h"
@@ -23,8 +28,10 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: sim-bench [--nodes N] [--clients C] [--locks L] [--alpha A] [--rho R]\n"
 		"                 [--ops N] [--think-us T] [--hold-us H] [--lease-us L]\n"
-		"                 [--rtt-atomic-us X] [--rtt-send-us Y] [--cpu-us Z]\n"
-		"                 [--omega-us W] [--seed S] [--long-ratio P] [--long-hold-us H] [--long-k K]\n");
+		"                 [--rtt-atomic-us X] [--rtt-read-us R] [--rtt-send-us Y] [--cpu-us Z]\n"
+		"                 [--nic-verb-us V]\n"
+		"                 [--omega-us W] [--seed S] [--long-ratio P] [--long-hold-us H] [--long-k K]\n"
+		"       sim-bench --experiment cascade|contention|all|ranges [options]\n");
 	exit(2);
 }
 
@@ -217,14 +224,178 @@ static void contention(const struct sim_cfg *base)
 	}
 }
 
+/* ---- range locks: the combiner paper's section 5.2 ---- */
+
+static const struct {
+	const char *name;
+	const struct rdlm_engine_ops *ops;
+} reng[] = {
+	{ "rangeseg", &rdlm_rangeseg_ops },
+	{ "rangecomb", &rdlm_rangecomb_ops },
+};
+
+/* node 0 is the server (home of the one resource), node 1 the clients */
+static void range_base(struct sim_cfg *c, const struct rdlm_engine_ops *ops,
+		       u32 clients)
+{
+	c->ops = ops;
+	c->nodes = 2;
+	c->server_node0 = true;
+	c->clients = clients;
+	c->nlocks = 1;
+	c->alpha = 0;
+	c->range_units = 65536;
+	c->ep.seg_units = 256;
+	c->slots = 65536 / 256;
+	c->req_pool = clients * (2 + 32);
+	c->fifo_check = ops == &rdlm_rangecomb_ops;
+	c->quiet = true;
+}
+
+static double range_row(const struct sim_cfg *c, const char *eng,
+			const char *conf)
+{
+	struct sim_result r;
+	double secs, g, tput;
+
+	if (sim_run(c, &r)) {
+		printf("%-10s %-22s simulator setup failed\n", eng, conf);
+		return 0;
+	}
+	secs = (double)r.sim_time / 1e9;
+	g = (double)(r.grants ? r.grants : 1);
+	tput = (double)r.grants / secs;
+	printf("%-10s %-22s %9.0f %8.1f %8.1f %7.2f %7.2f %6llu %4llu%s\n",
+	       eng, conf, tput,
+	       (double)sim_percentile(&r, 0.50) / 1000.0,
+	       (double)sim_percentile(&r, 0.99) / 1000.0,
+	       (double)(r.verbs[RDLM_VERB_FA] + r.verbs[RDLM_VERB_CAS] +
+			r.verbs[RDLM_VERB_READ]) / g,
+	       (double)(r.verbs[RDLM_VERB_SEND] +
+			r.verbs[RDLM_VERB_WRITE_IMM]) / g,
+	       (unsigned long long)r.fails,
+	       (unsigned long long)(r.violations + r.fifo_violations),
+	       r.grants < c->nops || r.stuck ? " short" : "");
+	sim_result_free(&r);
+	return tput;
+}
+
+static void range_head(const char *what)
+{
+	printf("\n# %s\n%-10s %-22s %9s %8s %8s %7s %7s %6s %4s\n", what,
+	       "engine", "configuration", "ops/s", "p50 us", "p99 us",
+	       "verbs", "msgs", "fails", "viol");
+}
+
+static void ranges(const struct sim_cfg *base)
+{
+	static const u32 clients[] = { 1, 2, 4, 8, 16, 32, 48, 64, 96 };
+	static const u32 writes[] = { 0, 1, 20, 100 };
+	static const u32 segs[] = { 1, 2, 4, 8, 16, 32 };
+	static const u64 cpus[] = { 250, 500, 1000, 1750, 2000, 4000 };
+	static const u64 nics[] = { 0, 100, 250, 500, 1000, 2000, 2500 };
+	struct sim_cfg c;
+	double t[2], tn[ARRAY_SIZE(nics)], tc[ARRAY_SIZE(cpus)];
+	char conf[128];
+	size_t w, i, e;
+
+	printf("# latency = wait from lock request to grant; verbs = one-sided FA+CAS+READ per op (lock+unlock); msgs = SEND+WRITE_IMM per op\n");
+	printf("# one server (node 0, home of one resource of 2^16 units, segments of 2^8 units), clients on node 1; hold %.1f us, think %.1f us; server NIC %.2f us per one-sided verb\n",
+	       base->hold / 1000.0, base->think / 1000.0,
+	       base->nic_verb / 1000.0);
+
+	/* Filebench OLTP (section 5.2.3, Table 6): 48 clients */
+	range_head("Filebench-OLTP-like mix, 48 clients (39 readers, 8 writers, 1 log writer): paper Table 6, combiner/segmentation = 1.76");
+	for (e = 0; e < ARRAY_SIZE(reng); e++) {
+		c = *base;
+		range_base(&c, reng[e].ops, 48);
+		c.oltp = true;
+		t[e] = range_row(&c, reng[e].name, "oltp");
+	}
+	printf("# rangecomb / rangeseg throughput: %.2f\n",
+	       t[0] > 0 ? t[1] / t[0] : 0);
+
+	/*
+	 * What bounds each: segmentation the server NIC's verb rate, the
+	 * combiner its CPU per message.  Their ratio decides.
+	 */
+	range_head("OLTP mix, 48 clients: rangeseg by server NIC service per one-sided verb (--nic-verb-us), rangecomb by combiner CPU per message (--cpu-us)");
+	for (i = 0; i < ARRAY_SIZE(nics); i++) {
+		c = *base;
+		range_base(&c, &rdlm_rangeseg_ops, 48);
+		c.oltp = true;
+		c.nic_verb = nics[i];
+		snprintf(conf, sizeof(conf), "oltp nic %.2f us", nics[i] / 1000.0);
+		tn[i] = range_row(&c, "rangeseg", conf);
+	}
+	for (i = 0; i < ARRAY_SIZE(cpus); i++) {
+		c = *base;
+		range_base(&c, &rdlm_rangecomb_ops, 48);
+		c.oltp = true;
+		c.cpu_msg = cpus[i];
+		snprintf(conf, sizeof(conf), "oltp cpu %.2f us", cpus[i] / 1000.0);
+		tc[i] = range_row(&c, "rangecomb", conf);
+	}
+	printf("\n# OLTP mix: rangecomb / rangeseg throughput by server NIC us per verb (rows) and combiner CPU us per message (columns)\n%-10s", "nic \\ cpu");
+	for (i = 0; i < ARRAY_SIZE(cpus); i++)
+		printf(" %7.2f", cpus[i] / 1000.0);
+	printf("\n");
+	for (w = 0; w < ARRAY_SIZE(nics); w++) {
+		printf("%-10.2f", nics[w] / 1000.0);
+		for (i = 0; i < ARRAY_SIZE(cpus); i++)
+			printf(" %7.2f", tn[w] > 0 ? tc[i] / tn[w] : 0);
+		printf("\n");
+	}
+
+	/* micro-benchmark (section 5.2.2, figures 5-8) */
+	for (w = 0; w < ARRAY_SIZE(writes); w++) {
+		snprintf(conf, sizeof(conf),
+			 "micro-benchmark, %u%% writes, ranges of 1..2048 units (at most 8 segments): figure %zu",
+			 writes[w], 5 + w);
+		range_head(conf);
+		for (i = 0; i < ARRAY_SIZE(clients); i++) {
+			for (e = 0; e < ARRAY_SIZE(reng); e++) {
+				c = *base;
+				range_base(&c, reng[e].ops, clients[i]);
+				c.rho = 1.0 - writes[w] / 100.0;
+				c.range_len_max = 2048;
+				c.range_max_segs = 8;
+				snprintf(conf, sizeof(conf), "w%u%% clients %u",
+					 writes[w], clients[i]);
+				range_row(&c, reng[e].name, conf);
+			}
+		}
+	}
+
+	/* where segmentation stops: segments per range */
+	range_head("micro-benchmark, 20% writes, 48 clients, ranges of 1..segs x 256 units");
+	for (i = 0; i < ARRAY_SIZE(segs); i++) {
+		for (e = 0; e < ARRAY_SIZE(reng); e++) {
+			c = *base;
+			range_base(&c, reng[e].ops, 48);
+			c.rho = 0.8;
+			c.range_len_max = segs[i] * 256ULL;
+			c.range_max_segs = segs[i];
+			snprintf(conf, sizeof(conf), "w20%% segs <= %u", segs[i]);
+			range_row(&c, reng[e].name, conf);
+		}
+	}
+}
+
 static int queue_experiments(const struct sim_cfg *c, const char *which)
 {
 	bool all = !strcmp(which, "all");
 
-	printf("# latency model: atomic/READ RTT %.2f us, SEND/WRITE_IMM RTT %.2f us, NIC atomic %.2f us/address, CPU %.2f us/message, seed %llu\n",
-	       c->rtt_atomic / 1000.0, c->rtt_send / 1000.0,
+	printf("# latency model: atomic RTT %.2f us, READ RTT %.2f us, SEND/WRITE_IMM RTT %.2f us, NIC atomic %.2f us/address, CPU %.2f us/message, seed %llu\n",
+	       c->rtt_atomic / 1000.0,
+	       (c->rtt_read ? c->rtt_read : c->rtt_atomic) / 1000.0,
+	       c->rtt_send / 1000.0,
 	       c->nic_atomic / 1000.0, c->cpu_msg / 1000.0,
 	       (unsigned long long)c->seed);
+	if (!strcmp(which, "ranges")) {
+		ranges(c);
+		return 0;
+	}
 	if (all || !strcmp(which, "cascade"))
 		cascade(c);
 	else if (strcmp(which, "contention"))
@@ -260,6 +431,19 @@ int main(int argc, char **argv)
 	c.slots = 4096;
 	c.hold = 0;
 	c.think = 0;
+	for (i = 1; i + 1 < argc; i++) {
+		if (!strcmp(argv[i], "--experiment") &&
+		    !strcmp(argv[i + 1], "ranges")) {
+			/* the range-lock paper's Table 5 (50th percentiles) */
+			c.rtt_atomic = 2790;
+			c.rtt_read = 2740;
+			c.rtt_send = 3520;
+			c.cpu_msg = 1000;
+			/* not in the paper: an assumed NIC verb rate */
+			c.nic_verb = 250;
+			c.nops = 20000;
+		}
+	}
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -287,6 +471,10 @@ int main(int argc, char **argv)
 			c.ep.lease_ns = us(v);
 		else if (!strcmp(a, "--rtt-atomic-us"))
 			c.rtt_atomic = us(v);
+		else if (!strcmp(a, "--nic-verb-us"))
+			c.nic_verb = us(v);
+		else if (!strcmp(a, "--rtt-read-us"))
+			c.rtt_read = us(v);
 		else if (!strcmp(a, "--rtt-send-us"))
 			c.rtt_send = us(v);
 		else if (!strcmp(a, "--cpu-us"))
@@ -306,8 +494,13 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (experiment)
+	if (experiment) {
+		printf("# command:");
+		for (i = 0; i < argc; i++)
+			printf(" %s", argv[i]);
+		printf("\n");
 		return queue_experiments(&c, experiment);
+	}
 	if (!c.nodes || !c.clients || c.nlocks < c.nodes)
 		usage();
 	c.slots = (c.nlocks + c.nodes - 1) / c.nodes;

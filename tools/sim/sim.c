@@ -111,6 +111,7 @@ struct node {
 	struct sim_mbox *mbox;	/* WRITE_WITH_IMM receive area */
 	u32 nr_mbox;
 	u64 cpu_busy;
+	u64 nic_busy;		/* NIC-wide verb serialisation (nic_verb) */
 	bool crashed;
 	bool paused;
 	u32 cuts;	/* link flaps in progress */
@@ -965,6 +966,12 @@ static void handle(struct sim *s, struct ev *e)
 
 			t = s->now > *b ? s->now : *b;
 			*b = t + s->cfg->nic_atomic;
+		}
+		if (s->cfg->ep.atomic_mode != RDLM_ATOMIC_CPU &&
+		    s->cfg->nic_verb) {
+			if (t < n->nic_busy)
+				t = n->nic_busy;
+			n->nic_busy = t + s->cfg->nic_verb;
 		}
 		{
 			struct ev *x = ev_new(s, EV_EXEC, t, e->node);

@@ -21,6 +21,9 @@ struct sim_cfg {
 	u64 rtt_read;		/* READ round trip, 0 = rtt_atomic */
 	u64 rtt_send;		/* SEND one way x 2 */
 	u64 nic_atomic;		/* per-address atomic service at the home NIC */
+	u64 nic_verb;		/* service of every one-sided verb (FA, CAS,
+				 * READ) at the home NIC, all addresses
+				 * together: the NIC's verb rate, 0 = none */
 	u64 cpu_msg;		/* CPU service per received message */
 	u64 err_timeout;	/* verb to a dead node fails after this */
 	u32 jitter_pct;		/* spread of latencies */

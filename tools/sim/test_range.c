@@ -117,7 +117,8 @@ static void x_setup(const struct rdlm_engine_ops *ops, u32 seg_units,
 	memset(xt, 0, sizeof(xt));
 	memset(xverbs, 0, sizeof(xverbs));
 	memset(xmsgs, 0, sizeof(xmsgs));
-	xq_head = xq_tail = 0;
+	xq_head = 0;
+	xq_tail = 0;
 	xnow = 0;
 	xgrant_seq = 0;
 	for (i = 0; i < NN; i++) {
