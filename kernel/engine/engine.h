@@ -81,7 +81,8 @@ enum rdlm_verb_kind {
 
 /* Hints on a posted verb, for checkers and tracing only. */
 #define RDLM_VF_ENQUEUE	0x01	/* places the request in the lock's queue */
-#define RDLM_VF_DEQUEUE	0x02	/* takes it out again (undo) */
+/* takes it out again (undo); on a home's SEND: the request is not queued */
+#define RDLM_VF_DEQUEUE	0x02
 #define RDLM_VF_RESET	0x04	/* CAS that resets a lock word */
 
 /* Typed message carried by SEND (and handed to ->recv()). */

@@ -199,6 +199,8 @@ static void rc_maybe_done(struct rdlm_engine *eng, struct rdlm_req *req,
 static void rc_finish(struct rdlm_engine *eng, struct rdlm_req *req,
 		      struct rdlm_out *out, int err)
 {
+	if (rc(req)->cancel)
+		err = -ECANCELED;	/* whatever else ended it */
 	rdlm_engine_emit(eng, out, RDLM_ACT_FAIL, req, err, 0);
 	rc(req)->phase = RC_FINISH;
 	req->timer_cookie++;	/* disarm */
@@ -554,8 +556,7 @@ static void rc_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 		if (m->type == RC_MSG_CANCELED || rc(req)->cancel ||
 		    (req->flags & RDLM_RF_NOQUEUE)) {
 			rc_finish(eng, req, out,
-				  m->type == RDLM_MSG_BUSY && !rc(req)->cancel ?
-				  -EAGAIN : -ECANCELED);
+				  m->type == RDLM_MSG_BUSY ? -EAGAIN : -ECANCELED);
 			break;
 		}
 		rc(req)->phase = RC_BACKOFF;

@@ -70,6 +70,7 @@ struct sreq {
 	u8 phase;	/* 0 shared, 1 update-read, 2 exclusive */
 	bool told_lost;
 	bool enq;
+	bool served;	/* its home sent it a GRANT (message engines) */
 	bool skipped;
 	u64 enq_seq;
 	u64 lease_end;
@@ -405,6 +406,7 @@ static void check_fifo(struct sim *s, struct sreq *r)
 		return;
 	for (a = s->wactive[r->word]; a; a = a->wnext) {
 		if (a == r || a->state != SR_WAIT || !a->enq || a->skipped ||
+		    a->served ||
 		    s->nodes[a->node].crashed || a->enq_seq > r->enq_seq ||
 		    !overlap(s, a, r))
 			continue;
@@ -573,7 +575,9 @@ static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
 			struct rdlm_req *q = rdlm_req_lookup(&rn->eng,
 							     a->verb.msg.reqid);
 
-			if (q)
+			if (q && a->verb.msg.type == RDLM_MSG_GRANT)
+				rn->sreqs[q->idx].served = true;
+			else if (q)
 				rn->sreqs[q->idx].enq = false;
 		}
 		post_verb(s, nid, &a->verb);
@@ -998,6 +1002,7 @@ static void handle(struct sim *s, struct ev *e)
 				struct sreq *r = &rn->sreqs[q->idx];
 
 				r->enq = true;
+				r->served = false;
 				r->enq_seq = ++s->enq_seq;
 			}
 		}
