@@ -436,7 +436,8 @@ extern const struct rdlm_engine_ops rdlm_rangecomb_ops;
 
 /**
  * rdlm_engine_find() - look up an engine by name
- * @name: "bakery" or "central"
+ * @name: "bakery", "central", "dqnl", "dqnl-sf" or "ncosed" (the range
+ *	engines are not listed yet)
  *
  * Return: the ops table, or NULL.
  */

@@ -1201,8 +1201,9 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--seed"))
 		only_seed = strtoull(argv[2], NULL, 0);
 	printf("TAP version 13\n");
-	printf("1..%zu\n", ARRAY_SIZE(units) + 6 + 6 + ARRAY_SIZE(flappers) +
-	       RANGE_RUNS);
+	if (!getenv("SIM_ONLY"))	/* else the plan comes last */
+		printf("1..%zu\n", ARRAY_SIZE(units) + 6 + 6 +
+		       ARRAY_SIZE(flappers) + RANGE_RUNS);
 	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		if (getenv("SIM_ONLY") && !strstr(units[i].name, getenv("SIM_ONLY")))
 			continue;
@@ -1211,6 +1212,8 @@ int main(int argc, char **argv)
 		tap(units[i].name, t_fail);
 	}
 	randomized();
+	if (getenv("SIM_ONLY"))
+		printf("1..%d\n", tap_n);
 	printf("# %d tests, %d failed, %.1f s cpu\n", tap_n, tap_fail,
 	       (double)(clock() - t0) / CLOCKS_PER_SEC);
 	return tap_fail ? 1 : 0;
