@@ -1190,7 +1190,7 @@ int main(int argc, char **argv)
 		{ "queue engines: names, modes, cancel while queued", t_dq_cancel },
 		{ "rangeseg: ascending one at a time, release, shared, disjoint", t_rs_basic },
 		{ "rangeseg: writer blocks reader and reader writer", t_rs_conflict },
-		{ "rangeseg: segment failure, lease lost while acquiring, cancel", t_rs_failure },
+		{ "rangeseg: segment failure, lease lost (acquiring, held), cancel", t_rs_failure },
 		{ "rangecomb: grant, shared, conflicts, blocking, resources", t_rc_basic },
 		{ "rangecomb: FIFO among overlapping ranges, cancel", t_rc_fifo_cancel },
 		{ "rangecomb: full home (BUSY), trylock, dead requester", t_rc_busy_down },

@@ -402,6 +402,18 @@ static void t_rs_failure(void)
 	CHECK(!xtab[1][2]);
 	CHECK(R(0, a)->done == 1 && x_free(0) == RQ);
 
+	/* a held range's lease runs out: one NOTICE LOST, no release FA */
+	memset(xtab, 0, sizeof(xtab));
+	a = x_lock(0, 1, 0, RDLM_MODE_EX, 0, 47, 0);
+	x_pump();
+	CHECK(R(0, a)->granted == 1 && !R(0, a)->lost);
+	x_advance(xnow + 2 * LEASE);
+	CHECK(R(0, a)->lost == 1);		/* three segments, one notice */
+	CHECK(x_unlock(0, a) == 0);
+	x_pump();
+	CHECK(R(0, a)->done == 1 && x_free(0) == RQ);
+	CHECK(!XNX(xtab[1][0]) && !XNX(xtab[1][2]));	/* abandoned */
+
 	/* cancel: held segments go at once, the range fails -ECANCELED */
 	memset(xtab, 0, sizeof(xtab));
 	b = x_lock(2, 1, 0, RDLM_MODE_EX, 16, 31, 0);	/* segment 1 */
