@@ -587,11 +587,50 @@ static void cl_fail_at(struct rdlm_engine *eng, u32 node, bool held,
 	}
 }
 
-/* The home of some of our requests died: nobody will grant them. */
+/*
+ * As the home: the waiting entries of a dead node go, or they would be
+ * granted to it and block everyone behind them until their lease ran out.
+ * Its held entries stay until their lease ends: the node may not know yet
+ * that it is out.
+ */
+static void cl_home_forget_waiters(struct rdlm_engine *eng, u32 node,
+				   struct rdlm_out *out)
+{
+	struct cl_home *h = eng->priv;
+	unsigned long flags = 0;
+	u32 slot, i, prev, nxt;
+	bool changed;
+
+	rdlm_spin_lock(&eng->lock, flags);
+	for (slot = 0; slot < eng->p.nr_slots; slot++) {
+		changed = false;
+		prev = CL_NONE;
+		for (i = h->slots[slot].head; i != CL_NONE; i = nxt) {
+			struct cl_entry *e = &h->ents[i];
+
+			nxt = e->next;
+			if (!e->granted && e->src == node) {
+				cl_remove(h, slot, i, prev);
+				changed = true;
+				continue;
+			}
+			prev = i;
+		}
+		if (changed)
+			cl_grant_pass(eng, h, slot, out);
+	}
+	rdlm_spin_unlock(&eng->lock, flags);
+}
+
+/*
+ * The home of some of our requests died: nobody will grant them. As a
+ * home, forget what the dead node waits for.
+ */
 static void cl_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 			   struct rdlm_out *out)
 {
 	cl_fail_at(eng, node, true, out);
+	cl_home_forget_waiters(eng, node, out);
 }
 
 /*

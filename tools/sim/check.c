@@ -848,6 +848,48 @@ static void t_central(void)
 	rdlm_engine_fini(&E);
 }
 
+/* A dead node's waiting entries leave the home's queue at member_down. */
+static void t_central_member_down(void)
+{
+	struct rdlm_req *a, *b, *c;
+	struct rdlm_verb ul;
+	struct rdlm_out o;
+	const struct rdlm_verb *v;
+
+	eng_setup(&rdlm_central_ops, 0, 1);
+	home_setup(0);
+	a = mkreq(RDLM_MODE_EX, 1);
+	o = O(0);
+	E.ops->lock(&E, a, &o);
+	deliver(&H, posted(RDLM_VERB_SEND), 0, 100);
+	deliver(&E, posted(RDLM_VERB_SEND), 1, 200);
+	CHECK(find(RDLM_ACT_GRANT, 0) != NULL);
+	/* b's LOCK comes from node 2, c's from node 0: both wait */
+	b = mkreq(RDLM_MODE_EX, 1);
+	o = O(300);
+	E.ops->lock(&E, b, &o);
+	deliver(&H, posted(RDLM_VERB_SEND), 2, 400);
+	c = mkreq(RDLM_MODE_EX, 1);
+	o = O(500);
+	E.ops->lock(&E, c, &o);
+	deliver(&H, posted(RDLM_VERB_SEND), 0, 600);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 0);
+	/* node 2 dies: nothing to grant yet, a still holds */
+	o = O(700);
+	H.ops->member_down(&H, 2, 1, &o);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 0);
+	/* a unlocks: c is next, not the dead node's b */
+	o = O(800);
+	CHECK(E.ops->unlock(&E, a, &o) == 0);
+	ul = *posted(RDLM_VERB_SEND);
+	deliver(&H, &ul, 0, 900);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 1);
+	v = posted(RDLM_VERB_SEND);
+	CHECK(v && v->node == 0 && v->msg.reqid == rdlm_req_id(c));
+	rdlm_engine_fini(&H);
+	rdlm_engine_fini(&E);
+}
+
 static void t_engine_common(void)
 {
 	struct rdlm_engine_params p;
@@ -1180,6 +1222,7 @@ int main(int argc, char **argv)
 		{ "bakery 5.2: update locks", t_bk_update },
 		{ "bakery: cancel, fabric errors, stale timers", t_bk_cancel_and_errors },
 		{ "central: FIFO, shared batch, blocking, leases, busy, trylock, stale", t_central },
+		{ "central: a dead node's waiting entries leave the home's queue", t_central_member_down },
 		{ "dqnl: uncontended acquire and release, one CAS each", t_dq_uncontended },
 		{ "dqnl: successor notice, blocking notice, handover", t_dq_handover },
 		{ "dqnl 4.3.1: release races an enqueuing successor", t_dq_transient },
