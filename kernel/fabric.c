@@ -1082,6 +1082,11 @@ int rdlm_fabric_init(void)
 		ret = -ENOMEM;
 		goto out_cache;
 	}
+	rdlm_fabric.watch_wq = alloc_workqueue("rdlm_watch", WQ_MEM_RECLAIM, 0);
+	if (!rdlm_fabric.watch_wq) {
+		ret = -ENOMEM;
+		goto out_wq;
+	}
 	ret = ib_register_client(&rdlm_ib_client);
 	if (ret) {
 		pr_err("cannot register ib_client: %d\n", ret);
@@ -1104,6 +1109,8 @@ int rdlm_fabric_init(void)
 	return 0;
 
 out_wq:
+	if (rdlm_fabric.watch_wq)
+		destroy_workqueue(rdlm_fabric.watch_wq);
 	destroy_workqueue(rdlm_fabric.wq);
 out_cache:
 	rdlm_op_cache_exit();
@@ -1113,14 +1120,17 @@ out_cache:
 /**
  * rdlm_fabric_exit() - stop the fabric
  *
- * configfs pins the module while a lockspace exists, so no lockspace,
- * connection or listener is left here; ib_unregister_client is a full
- * fence for the device callbacks.
+ * configfs pins the module while a lockspace exists, so no lockspace or
+ * listener is left here, and no connection but a failed passive one whose
+ * free_work is still queued: destroying rdlm_fabric.wq runs it (it cancels
+ * that connection's works on rdlm_fabric.watch_wq, which goes last).
+ * ib_unregister_client is a full fence for the device callbacks.
  */
 void rdlm_fabric_exit(void)
 {
 	unregister_netdevice_notifier(&rdlm_netdev_nb);
 	ib_unregister_client(&rdlm_ib_client);
 	destroy_workqueue(rdlm_fabric.wq);
+	destroy_workqueue(rdlm_fabric.watch_wq);
 	rdlm_op_cache_exit();
 }

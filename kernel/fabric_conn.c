@@ -463,7 +463,7 @@ static void rdlm_conn_connect_work(struct work_struct *work)
 	conn->state = RDLM_CONN_CONNECTING;
 	conn->connect_start = jiffies;
 	spin_unlock_bh(&conn->lock);
-	mod_delayed_work(system_wq, &conn->timeout_work,
+	mod_delayed_work(rdlm_fabric.watch_wq, &conn->timeout_work,
 			 msecs_to_jiffies(rdlm_connect_timeout_ms) + 1);
 	ret = rdma_resolve_addr(cm_id, (struct sockaddr *)&conn->src,
 				(struct sockaddr *)&conn->addr,
@@ -551,7 +551,7 @@ static void rdlm_conn_hb_work(struct work_struct *work)
 		if (op)
 			rdlm_msg_send(op);
 	}
-	queue_delayed_work(system_wq, &conn->hb_work, period);
+	queue_delayed_work(rdlm_fabric.watch_wq, &conn->hb_work, period);
 }
 
 /**
@@ -768,7 +768,7 @@ int rdlm_conn_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 		}
 		spin_unlock_bh(&conn->lock);
 		queue_work(rdlm_fabric.wq, &conn->up_work);
-		mod_delayed_work(system_wq, &conn->hb_work,
+		mod_delayed_work(rdlm_fabric.watch_wq, &conn->hb_work,
 				 msecs_to_jiffies(rdlm_heartbeat_ms));
 		/* the peer is back: our own connection to it need not wait */
 		if (conn->passive)

@@ -222,7 +222,7 @@ enum rdlm_conn_state {
 
 /* Bits of &rdlm_conn.flags. */
 enum {
-	RDLM_CONN_F_ESTABLISHED,	/* @cm_id reached ESTABLISHED */
+	RDLM_CONN_F_ESTABLISHED,	/* &rdlm_conn.cm_id reached ESTABLISHED */
 	RDLM_CONN_F_QP_USED,		/* sends may be posted: drain the QP */
 	RDLM_CONN_F_DEAD,		/* unlisted, being freed: works return */
 };
@@ -294,8 +294,8 @@ struct rdlm_conn {
 	struct delayed_work connect_work;
 	struct delayed_work err_work;
 	struct work_struct up_work;
-	struct delayed_work hb_work;	/* system_wq: never blocked */
-	struct delayed_work timeout_work;	/* connect timeout, system_wq */
+	struct delayed_work hb_work;	/* watch_wq: never blocked */
+	struct delayed_work timeout_work;	/* connect timeout, watch_wq */
 	struct delayed_work unexport_work;	/* frees acked exports */
 	struct work_struct free_work;	/* a passive conn that failed */
 	unsigned long backoff_ms;
@@ -382,6 +382,9 @@ struct rdlm_op {
  * by the CM handler or in completion context, so teardown may call
  * rdma_destroy_id() under it.
  * @wq is ordered: a connection's connect, error and up works never race.
+ * @watch_wq runs the heartbeat and connect-timeout works, which must not
+ * wait behind @wq; WQ_MEM_RECLAIM like @wq, so that a work of @wq may
+ * cancel them synchronously (rdlm_conn_free()).
  * @conns: changed under @mutex and @conn_lock, except that the CM handler
  * adds accepted connections under @conn_lock only (it cannot take the
  * mutex). So a walker holds @conn_lock, or @mutex and walks with RCU list
@@ -392,6 +395,7 @@ struct rdlm_op {
 struct rdlm_fabric {
 	struct mutex mutex;		/* control work */
 	struct workqueue_struct *wq;
+	struct workqueue_struct *watch_wq;
 	spinlock_t conn_lock;		/* @conns, with @mutex */
 	struct list_head conns;
 	struct list_head lockspaces;

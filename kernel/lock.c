@@ -84,10 +84,16 @@ static void rdlm_queue_cb(struct rdlm_lkb *lkb, u8 flag)
 	lkb->cb_flags |= flag;
 }
 
-/*
- * Queue the ast of a request that completed with @status, to the ast and
- * status block the lock has now (a later conversion may change them). A
- * synchronous caller's waiter gets exactly one completion.
+/**
+ * rdlm_queue_ast() - queue the completion callback of a request
+ * @lkb: the lock
+ * @status: its status
+ * @sbflags: RDLM_SBF_* for the status block
+ * @lvb: copy the LVB read for the grant into the status block first
+ *
+ * The ast and status block are those the lock has now (a later conversion
+ * may change them). A synchronous caller's waiter gets exactly one
+ * completion. Context: ls->lock held.
  */
 void rdlm_queue_ast(struct rdlm_lkb *lkb, int status, u32 sbflags,
 		    bool lvb)
@@ -131,7 +137,14 @@ static void rdlm_queue_bast(struct rdlm_lkb *lkb, int mode)
 	rdlm_queue_cb(lkb, RDLM_CB_BAST);
 }
 
-/* The lock is gone once its queued callbacks ran. */
+/**
+ * rdlm_lkb_kill() - complete a lock's last request; the lock goes
+ * @lkb: the lock, off every list
+ * @status: status of its last completion
+ * @sbflags: RDLM_SBF_* of it
+ *
+ * The lock is freed once its queued callbacks ran. Context: ls->lock held.
+ */
 void rdlm_lkb_kill(struct rdlm_lkb *lkb, int status, u32 sbflags)
 {
 	lkb->state = RDLM_LKB_DEAD;
@@ -214,6 +227,14 @@ static u32 rdlm_slot_hash(u32 home, u32 slot)
 	return jhash_2words(home, slot, 0);
 }
 
+/**
+ * rdlm_slot_find() - this node's state of a lock word, if it has any
+ * @ls: lockspace (locked)
+ * @home: engine index of the word's home
+ * @slot: slot of the word in the home's table
+ *
+ * Return: the slot, or NULL.
+ */
 struct rdlm_slot *rdlm_slot_find(struct rdlm_lockspace *ls, u32 home,
 				 u32 slot)
 {
@@ -372,6 +393,12 @@ static void rdlm_lkb_fail(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	rdlm_queue_ast(lkb, status, sbflags, false);
 }
 
+/**
+ * rdlm_lkb_granted() - complete a grant (with its LVB, when it waited for it)
+ * @ls: lockspace (locked)
+ * @lkb: the granted lock
+ * @lvb: the status block gets the name's LVB
+ */
 void rdlm_lkb_granted(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 		      bool lvb)
 {
@@ -393,10 +420,15 @@ void rdlm_lkb_granted(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	rdlm_queue_ast(lkb, 0, sbflags, lvb);
 }
 
-/*
- * Take back a grant that waits for its LVB from the home (cancelled, timed
- * out, or a writer the home could not be told of): the request completes
- * with @status, a conversion in its old mode.
+/**
+ * rdlm_lkb_ungrant() - take back a grant that waits for its LVB
+ * @ls: lockspace (locked)
+ * @lkb: the lock, granted but waiting for the LVB from the home
+ * @status: what its request completes with
+ *
+ * For a grant cancelled, timed out, or of a writer the home could not be
+ * told of: the request completes with @status, a conversion in its old
+ * mode.
  */
 void rdlm_lkb_ungrant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 		      int status)
@@ -504,10 +536,13 @@ static void rdlm_bast_blockers(struct rdlm_lkb *lkb)
 			rdlm_queue_bast(h, lkb->rqmode);
 }
 
-/*
- * Grant what can be granted on @s, then move the hold: take the word for
- * the waiters left, give it back when no holder is left, or cancel an
- * acquisition nobody waits for any more.
+/**
+ * rdlm_slot_pass() - grant what can be granted on a word, then move its hold
+ * @ls: lockspace (locked)
+ * @s: this node's state of the word
+ *
+ * After the grants: take the word for the waiters left, give it back when
+ * no holder is left, or cancel an acquisition nobody waits for any more.
  */
 void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 {
@@ -521,9 +556,15 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 	list_for_each_entry(res, &s->resources, slot_entry) {
 		bool blocked = false;
 
-		/* in queue order, as fs/dlm: none past one that must wait */
+		/*
+		 * As fs/dlm: a conversion is granted when the holders allow
+		 * it (holding up a compatible one behind a blocked one could
+		 * deadlock the two), a new request only when no request
+		 * before it waits.
+		 */
 		list_for_each_entry_safe(lkb, tmp, &res->waiting, wt_entry) {
-			if (!blocked && rdlm_grantable(ls, lkb)) {
+			if ((!blocked || lkb->state == RDLM_LKB_CONVERTING) &&
+			    rdlm_grantable(ls, lkb)) {
 				rdlm_lkb_grant(ls, lkb);
 				continue;
 			}

@@ -15,7 +15,8 @@
  * Messages are SENDs in the lockspace (struct rdlm_msg); a write or read
  * whose message or answer does not arrive completes with an error, never
  * with success: see rdlm_lm_send_failed() and rdlm_lm_home_down().
- * Everything here runs under ls->lock.
+ * Everything here but rdlm_lvb_init() and rdlm_lvb_fini() runs under
+ * ls->lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -384,11 +385,14 @@ static bool rdlm_lm_home_recv(struct rdlm_lockspace *ls,
 
 /* ---- requester side -------------------------------------------------- */
 
-/*
- * The home's answer to a grant's LVB read will not come. A reader is
- * granted with the LVB marked invalid; a PW/EX writer is not, since the
- * home may not know it as the writer and could not invalidate what it
- * fails to write back.
+/**
+ * rdlm_lkb_lvb_unreachable() - the home's answer to an LVB read will not come
+ * @ls: lockspace (locked)
+ * @lkb: the lock, granted but waiting for the LVB
+ *
+ * A reader is granted with the LVB marked invalid; a PW/EX writer is not,
+ * since the home may not know it as the writer and could not invalidate
+ * what it fails to write back.
  */
 void rdlm_lkb_lvb_unreachable(struct rdlm_lockspace *ls,
 			      struct rdlm_lkb *lkb)
@@ -401,7 +405,13 @@ void rdlm_lkb_lvb_unreachable(struct rdlm_lockspace *ls,
 	rdlm_lkb_granted(ls, lkb, true);
 }
 
-/* @lkb's LVB write went to the home: complete it with the home's ack. */
+/**
+ * rdlm_lkb_put_wait() - wait for the home's ack of a lock's LVB write
+ * @lkb: the lock whose release or down-conversion wrote the LVB
+ * @s: its word, whose last write (&rdlm_slot.puts_sent) it was
+ *
+ * The ack (or its failure, or RDLM_LVB_ACK_TIMEOUT) completes the request.
+ */
 void rdlm_lkb_put_wait(struct rdlm_lkb *lkb, struct rdlm_slot *s)
 {
 	lkb->put_wait = true;
@@ -411,7 +421,12 @@ void rdlm_lkb_put_wait(struct rdlm_lkb *lkb, struct rdlm_slot *s)
 	mod_timer(&lkb->timeout, lkb->timeout_at);
 }
 
-/* The LVB write of @lkb (unlock or down-conversion) was acked, or not. */
+/**
+ * rdlm_lkb_put_done() - complete a lock's LVB write
+ * @ls: lockspace (locked)
+ * @lkb: the lock (unlock or down-conversion)
+ * @ok: the home acked the write; else the request completes with -EIO
+ */
 void rdlm_lkb_put_done(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 		       bool ok)
 {
@@ -446,7 +461,13 @@ static void rdlm_slot_put_acked(struct rdlm_lockspace *ls, struct rdlm_slot *s,
 	}
 }
 
-/* The writes of @s will not be acked: they may not have reached the home. */
+/**
+ * rdlm_slot_puts_failed() - a word's LVB writes will not be acked
+ * @ls: lockspace (locked)
+ * @s: the word
+ *
+ * They may not have reached the home: each completes with -EIO.
+ */
 void rdlm_slot_puts_failed(struct rdlm_lockspace *ls,
 			   struct rdlm_slot *s)
 {
@@ -540,10 +561,16 @@ void rdlm_lm_send_failed(struct rdlm_lockspace *ls, const struct rdlm_cqe *cqe)
 	}
 }
 
-/*
- * A PW/EX lock of @res is going: write @lvb (or invalidate it) at the home
- * before the word goes, or, with @write false, tell a home that knows us as
- * the LVB's writer that we are done without writing.
+/**
+ * rdlm_lvb_put() - a PW/EX lock of a name is going: hand its LVB to the home
+ * @ls: lockspace (locked)
+ * @res: the name
+ * @write: write @lvb (or invalidate it); false: only tell a home that knows
+ *	us as the LVB's writer that we are done without writing
+ * @lvb: the value to write, NULL for zeroes
+ * @invalid: mark the LVB invalid at the home instead
+ *
+ * The write reaches the home before the word goes.
  *
  * Return: 1 if a write went to the home (its ack, or its failure, completes
  * the request: rdlm_lkb_put_wait()), 0 if nothing was to be written, -EIO

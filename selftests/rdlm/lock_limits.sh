@@ -104,7 +104,9 @@ wait_waiting()
 
 # kill -9 of an unprivileged waiter (setpriv execs rdlmctl: $waiter is the
 # process in the lock request): gone within 10 s, its request cancelled
-TMP=$(mktemp -d)
+TMP=$(mktemp -d) || fail "mktemp"
+# on a failure below: no holder or waiter is left with /dev/rdlm open
+trap 'kill -9 $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$TMP"' EXIT
 ./lock_helper lvb_hold $LS held $TMP/held &
 holder=$!
 wait_file $TMP/held
@@ -149,7 +151,10 @@ for ((i = 0; i < 100; i++)); do
 	sleep 0.1
 done
 [ "$(lost)" -gt "$lost0" ] || fail "the lease of the holder did not run out"
+sleep 1
 [ -e $TMP/got ] && fail "a lost lock was granted again before its unlock"
+grep -q "^lock .* waiting " $DBG/ls/$LS ||
+	fail "the waiter behind a lost lock does not wait any more"
 kill -9 $holder
 { wait $holder; } 2>/dev/null
 for ((i = 0; i < 100; i++)); do

@@ -11,7 +11,18 @@ REPO=${RDLM_REPO:-$(cd ../../.. && pwd)}
 RDLMCTL=$REPO/userspace/rdlmctl
 ME=${RDLM_NODE_ID:-1}
 LS=order-test
-TMP=$(mktemp -d)
+TMP=$(mktemp -d) || fail "mktemp"
+
+# on any exit: the holders let go and are gone, the lockspace too
+order_cleanup()
+{
+	touch $TMP/release.A $TMP/release.B $TMP/release.C
+	kill $(jobs -p) 2>/dev/null
+	wait 2>/dev/null
+	[ -d $CFS/lockspaces/$LS ] && "$RDLMCTL" leave $LS
+	rm -rf "$TMP"
+}
+trap order_cleanup EXIT
 
 # waiting N: N requests wait in $LS
 waiting()
@@ -40,7 +51,8 @@ rdlm_load
 local_node "$ME"
 for engine in bakery central; do
 	rm -f $TMP/*
-	"$RDLMCTL" join $LS members="$ME" engine=$engine ||
+	# a 60 s lease: a hold lost to its lease would hold up C by itself
+	"$RDLMCTL" join $LS members="$ME" engine=$engine lease_us=60000000 ||
 		fail "$engine: create $LS"
 	echo "wait $LS 60" >$DBG/selftest || fail "$engine: $LS not ready"
 	hold -s A
@@ -63,7 +75,6 @@ for engine in bakery central; do
 	echo "$engine: granted in queue order: $order"
 	"$RDLMCTL" leave $LS || fail "$engine: remove $LS"
 done
-rm -rf "$TMP"
 rmdir $CFS/nodes/self || fail "remove this node"
 rdlm_unload
 kmsg_check
