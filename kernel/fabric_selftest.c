@@ -120,12 +120,16 @@ static void rdlm_st_batch_free(struct rdlm_st_batch *b)
 	kvfree(b->t);
 }
 
-/* Post @v as entry @idx of @b. */
+/*
+ * Post @v as entry @idx of @b. Batches post thousands of verbs in a row
+ * from a debugfs write: let others run between them.
+ */
 static int rdlm_st_post(struct rdlm_fabric_ls *ls, struct rdlm_st_batch *b,
 			struct rdlm_verb *v, u32 idx)
 {
 	int ret;
 
+	cond_resched();
 	v->cookie = idx;
 	atomic_inc(&b->left);
 	if (b->t)
