@@ -302,6 +302,20 @@ struct rdlm_member *rdlm_fabric_ls_member(struct rdlm_fabric_ls *ls, u32 node)
 }
 
 /**
+ * rdlm_fabric_ls_admits() - may @node take part in @ls (a member, not fenced)?
+ * @ls: lockspace
+ * @node: node id
+ *
+ * Return: true if its messages and table are taken.
+ */
+bool rdlm_fabric_ls_admits(struct rdlm_fabric_ls *ls, u32 node)
+{
+	struct rdlm_member *m = rdlm_fabric_ls_member(ls, node);
+
+	return m && !READ_ONCE(m->fenced);
+}
+
+/**
  * rdlm_fabric_ls_word_ptr() - CPU address of a lock word of the local table
  * @ls: lockspace
  * @slot: slot, < ls->nr_slots
@@ -874,6 +888,44 @@ bool rdlm_fabric_ls_ready(struct rdlm_fabric_ls *ls, u32 node)
 }
 
 /**
+ * rdlm_fabric_ls_fence() - cut a member off a lockspace, or let it back
+ * @ls: lockspace
+ * @node: member node id, not this node
+ * @fence: cut it off (true) or let it back (false)
+ *
+ * Fencing resets every connection with @node at once (other lockspaces see
+ * a link flap): when it returns, no verb between the two nodes is in
+ * flight or can land later (a peer down event has been reported if the
+ * member was up). Until it is let back, its messages for @ls are dropped
+ * and neither side learns the other's table of @ls again, so no verb of
+ * @ls flows either way however the connections come and go. Letting it
+ * back exchanges the tables again; a peer up event follows.
+ *
+ * Context: process, sleeps. Return: 0, or -EINVAL if @node is no member
+ * or this node.
+ */
+int rdlm_fabric_ls_fence(struct rdlm_fabric_ls *ls, u32 node, bool fence)
+{
+	struct rdlm_member *m = rdlm_fabric_ls_member(ls, node);
+	struct rdlm_conn *conn;
+
+	if (!m || node == ls->local)
+		return -EINVAL;
+	mutex_lock(&rdlm_fabric.mutex);
+	WRITE_ONCE(m->fenced, fence);
+	if (fence) {
+		rdlm_conn_reset_node(node);
+	} else {
+		rdlm_for_each_conn(conn)
+			if (conn->node == node &&
+			    READ_ONCE(conn->state) == RDLM_CONN_LIVE)
+				queue_work(rdlm_fabric.wq, &conn->up_work);
+	}
+	mutex_unlock(&rdlm_fabric.mutex);
+	return 0;
+}
+
+/**
  * rdlm_fabric_ls_word() - read a word of the local table with the CPU
  * @ls: lockspace
  * @slot: slot
@@ -1056,6 +1108,7 @@ static int rdlm_lockspaces_show(struct seq_file *m, void *unused)
 			   atomic_read(&ls->inflight));
 		for (i = 0; i < ls->nr_members; i++)
 			seq_printf(m, " %u:%s", ls->members[i].cfg.nodeid,
+				   ls->members[i].fenced ? "fenced" :
 				   ls->members[i].remote.ready ? "ready" :
 								 "wait");
 		seq_putc(m, '\n');

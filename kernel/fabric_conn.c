@@ -374,15 +374,14 @@ void rdlm_conn_link_event(struct rdlm_conn *conn, bool down)
 		mod_delayed_work(rdlm_fabric.wq, &conn->connect_work, 0);
 }
 
-static void rdlm_conn_err_work(struct work_struct *work)
+/*
+ * Tear @conn down now and see what comes next: a parked one is polled, an
+ * active one reconnects. Returns true for a passive one, unlisted: the
+ * caller queues its free_work (rdlm_conn_free() waits for err_work).
+ */
+static bool rdlm_conn_reset(struct rdlm_conn *conn)
 {
-	struct rdlm_conn *conn = container_of(to_delayed_work(work),
-					      struct rdlm_conn, err_work);
-	bool gone = false;
-
-	mutex_lock(&rdlm_fabric.mutex);
-	if (test_bit(RDLM_CONN_F_DEAD, &conn->flags))
-		goto out;
+	lockdep_assert_held(&rdlm_fabric.mutex);
 	/* an established connection lost */
 	if (test_bit(RDLM_CONN_F_ESTABLISHED, &conn->flags) &&
 	    READ_ONCE(conn->state) != RDLM_CONN_IDLE)
@@ -397,15 +396,57 @@ static void rdlm_conn_err_work(struct work_struct *work)
 		list_del(&conn->entry);
 		spin_unlock(&rdlm_fabric.conn_lock);
 		set_bit(RDLM_CONN_F_DEAD, &conn->flags);
-		gone = true;
+		return true;
 	} else if (conn->users) {
 		rdlm_conn_schedule(conn);
 	}
-out:
+	return false;
+}
+
+static void rdlm_conn_err_work(struct work_struct *work)
+{
+	struct rdlm_conn *conn = container_of(to_delayed_work(work),
+					      struct rdlm_conn, err_work);
+	bool gone = false;
+
+	mutex_lock(&rdlm_fabric.mutex);
+	if (!test_bit(RDLM_CONN_F_DEAD, &conn->flags))
+		gone = rdlm_conn_reset(conn);
 	mutex_unlock(&rdlm_fabric.mutex);
 	/* not from here: rdlm_conn_free() waits for this work */
 	if (gone)
 		queue_work(rdlm_fabric.wq, &conn->free_work);
+}
+
+/**
+ * rdlm_conn_reset_node() - tear down every connection with @node now
+ * @node: peer node id
+ *
+ * When it returns, every work request posted on them has completed (the
+ * QPs are drained or destroyed), so nothing sent either way lands later;
+ * active connections reconnect as after any failure.
+ * Context: process, rdlm_fabric.mutex held.
+ */
+void rdlm_conn_reset_node(u32 node)
+{
+	struct rdlm_conn *conn;
+	bool again = true;
+
+	lockdep_assert_held(&rdlm_fabric.mutex);
+	/* a reset may unlist a connection: walk again from the start */
+	while (again) {
+		again = false;
+		rdlm_for_each_conn(conn) {
+			if (conn->node != node ||
+			    test_bit(RDLM_CONN_F_DEAD, &conn->flags) ||
+			    READ_ONCE(conn->state) == RDLM_CONN_IDLE)
+				continue;
+			if (rdlm_conn_reset(conn))
+				queue_work(rdlm_fabric.wq, &conn->free_work);
+			again = true;
+			break;
+		}
+	}
 }
 
 static void rdlm_conn_free_work(struct work_struct *work)
@@ -494,7 +535,8 @@ static void rdlm_conn_up_work(struct work_struct *work)
 	    READ_ONCE(conn->state) != RDLM_CONN_LIVE)
 		goto out;
 	list_for_each_entry(ls, &rdlm_fabric.lockspaces, entry) {
-		if (ls->dead || !rdlm_fabric_ls_member(ls, conn->node))
+		/* a fenced member learns nothing of the lockspace */
+		if (ls->dead || !rdlm_fabric_ls_admits(ls, conn->node))
 			continue;
 		if (!conn->passive) {
 			rdlm_conn_request_tables(conn, ls);

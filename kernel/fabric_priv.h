@@ -174,6 +174,7 @@ struct rdlm_member {
 	struct rdlm_conn *conn;		/* our active connection to it */
 	struct rdlm_remote remote;	/* under ls->lock */
 	u32 gen;			/* bumped when @remote is forgotten */
+	bool fenced;			/* rdlm_fabric_ls_fence() */
 	/* self-test receive accounting (no user attached) */
 	u32 rx_imm;
 	u32 rx_send;
@@ -422,6 +423,7 @@ extern unsigned int rdlm_ack_timeout;
 struct rdlm_fabric_ls *rdlm_fabric_ls_by_lsid(u32 lsid);
 struct rdlm_fabric_ls *rdlm_fabric_ls_by_index(u32 index);
 struct rdlm_member *rdlm_fabric_ls_member(struct rdlm_fabric_ls *ls, u32 node);
+bool rdlm_fabric_ls_admits(struct rdlm_fabric_ls *ls, u32 node);
 u64 *rdlm_fabric_ls_word_ptr(struct rdlm_fabric_ls *ls, u32 slot);
 struct rdlm_mbox_entry *rdlm_fabric_ls_mbox_ptr(struct rdlm_fabric_ls *ls, u32 slot);
 int rdlm_fabric_ls_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
@@ -458,6 +460,7 @@ void rdlm_conn_free(struct rdlm_conn *conn);
 void rdlm_conn_teardown(struct rdlm_conn *conn);
 void rdlm_conn_unlist(struct rdlm_conn *conn, struct list_head *dead);
 void rdlm_conn_error(struct rdlm_conn *conn);
+void rdlm_conn_reset_node(u32 node);
 void rdlm_conn_link_event(struct rdlm_conn *conn, bool down);
 int rdlm_conn_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev);
 const char *rdlm_conn_state_name(enum rdlm_conn_state state);

@@ -762,7 +762,7 @@ static void rdlm_rx_msg(struct rdlm_conn *conn, const u8 *buf, u32 len)
 
 	rcu_read_lock();
 	ls = rdlm_fabric_ls_by_lsid(le32_to_cpu(hdr->lsid));
-	if (ls && !rdlm_fabric_ls_member(ls, conn->node))
+	if (ls && !rdlm_fabric_ls_admits(ls, conn->node))
 		ls = NULL;
 	switch (type) {
 	case RDLM_W_TABLE:
@@ -843,7 +843,7 @@ static void rdlm_rx_imm(struct rdlm_conn *conn, u32 imm)
 	}
 	rcu_read_lock();
 	ls = rdlm_fabric_ls_by_index(imm >> 24);
-	if (ls && rdlm_fabric_ls_member(ls, conn->node) && rx.slot < ls->nr_mbox) {
+	if (ls && rdlm_fabric_ls_admits(ls, conn->node) && rx.slot < ls->nr_mbox) {
 		e = rdlm_fabric_ls_mbox_ptr(ls, rx.slot);
 		rdlm_mbox_sync(conn, ls, rx.slot);
 		rx.value = le64_to_cpu(READ_ONCE(e->value));

@@ -96,6 +96,8 @@ struct rdlm_lockspace_stats {
  * @uid: owner of the lockspace for /dev/rdlm users
  * @gid: group
  * @mode: permission bits (rw for owner, group, others) to join
+ * @recovery_grace_ms: how long after a member departed the others wait
+ *	before they recover from it (Documentation/membership.rst)
  */
 struct rdlm_lockspace_cfg {
 	const char *name;
@@ -112,6 +114,7 @@ struct rdlm_lockspace_cfg {
 	kuid_t uid;
 	kgid_t gid;
 	umode_t mode;
+	u32 recovery_grace_ms;
 };
 
 int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
@@ -127,6 +130,10 @@ void rdlm_lockspace_get_stats(struct rdlm_lockspace *ls,
 			      struct rdlm_lockspace_stats *st);
 const char *rdlm_lockspace_name(struct rdlm_lockspace *ls);
 u32 rdlm_lockspace_max_file_locks(struct rdlm_lockspace *ls);
+int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf);
+int rdlm_lockspace_fence_ack(struct rdlm_lockspace *ls, u32 nodeid);
+int rdlm_lockspace_show_membership(struct rdlm_lockspace *ls, char *buf,
+				   size_t size);
 
 /*
  * The fabric API, the lock manager's only way to the network.
@@ -201,6 +208,7 @@ void rdlm_fabric_ls_set_ops(struct rdlm_fabric_ls *ls,
 struct rdlm_fabric_ls *rdlm_fabric_ls_get(const char *name);
 void rdlm_fabric_ls_put(struct rdlm_fabric_ls *ls);
 bool rdlm_fabric_ls_ready(struct rdlm_fabric_ls *ls, u32 node);
+int rdlm_fabric_ls_fence(struct rdlm_fabric_ls *ls, u32 node, bool fence);
 u64 rdlm_fabric_ls_word(struct rdlm_fabric_ls *ls, u32 slot);
 int rdlm_fabric_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
 		     rdlm_fabric_done_t done, void *ctx);
