@@ -588,13 +588,13 @@ static void cl_fail_at(struct rdlm_engine *eng, u32 node, bool held,
 }
 
 /*
- * As the home: the waiting entries of a dead node go, or they would be
- * granted to it and block everyone behind them until their lease ran out.
- * Its held entries stay until their lease ends: the node may not know yet
- * that it is out.
+ * As the home: every entry of a dead node goes. Its waiting ones would be
+ * granted to it and block everyone behind them until their lease ran out;
+ * its held ones would block them until then too, and the node holds
+ * nothing any more (see &rdlm_engine_ops.member_down).
  */
-static void cl_home_forget_waiters(struct rdlm_engine *eng, u32 node,
-				   struct rdlm_out *out)
+static void cl_home_forget_node(struct rdlm_engine *eng, u32 node,
+				struct rdlm_out *out)
 {
 	struct cl_home *h = eng->priv;
 	unsigned long flags = 0;
@@ -609,7 +609,7 @@ static void cl_home_forget_waiters(struct rdlm_engine *eng, u32 node,
 			struct cl_entry *e = &h->ents[i];
 
 			nxt = e->next;
-			if (!e->granted && e->src == node) {
+			if (e->src == node) {
 				cl_remove(h, slot, i, prev);
 				changed = true;
 				continue;
@@ -630,7 +630,7 @@ static void cl_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 			   struct rdlm_out *out)
 {
 	cl_fail_at(eng, node, true, out);
-	cl_home_forget_waiters(eng, node, out);
+	cl_home_forget_node(eng, node, out);
 }
 
 /*

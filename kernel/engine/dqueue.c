@@ -931,6 +931,29 @@ void dq_member_up(struct rdlm_engine *eng, u32 node, struct rdlm_out *out)
 }
 
 /**
+ * dq_member_join() - &rdlm_engine_ops.member_join of the queue engines
+ * @eng: instance
+ * @node: member back with a fresh engine
+ * @out: call context
+ *
+ * ->member_down() removed every trace of the old incarnation from the
+ * queues; what this instance remembers of it (a fence to acknowledge
+ * again, words to ask it to recover) concerns a table that is gone.
+ */
+void dq_member_join(struct rdlm_engine *eng, u32 node, struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+	u32 slot;
+
+	if (node >= eng->p.nr_nodes || !e->dead[node])
+		return;
+	e->dead[node] = 0;
+	memset(&e->acks[node], 0, sizeof(e->acks[node]));
+	for (slot = 0; slot < eng->p.nr_slots; slot++)
+		dq_take_broken(eng, node, slot);
+}
+
+/**
  * dq_describe() - &rdlm_engine_ops.describe of the queue engines
  * @eng: instance
  * @req: request, or NULL for the home side

@@ -286,6 +286,7 @@ struct dq_eng {
 	.recv = dq_recv,			\
 	.member_down = dq_member_down,		\
 	.member_up = dq_member_up,		\
+	.member_join = dq_member_join,		\
 	.describe = dq_describe,		\
 }
 
@@ -329,6 +330,7 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 void dq_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 		    struct rdlm_out *out);
 void dq_member_up(struct rdlm_engine *eng, u32 node, struct rdlm_out *out);
+void dq_member_join(struct rdlm_engine *eng, u32 node, struct rdlm_out *out);
 int dq_describe(struct rdlm_engine *eng, struct rdlm_req *req, char *buf,
 		size_t len);
 

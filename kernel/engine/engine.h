@@ -364,12 +364,20 @@ struct rdlm_engine;
  * @member_down: optional; the cluster declared @node dead and moved to
  *	membership @epoch (strictly increasing).  Called on every surviving
  *	member, only after the fabric has flushed every verb from and to
- *	@node (none of them executes or lands later).
+ *	@node (none of them executes or lands later), and only once @node
+ *	can no longer believe it holds a lock (it is dead, or fenced, or it
+ *	stopped on losing quorum within the recovery grace): its holds may
+ *	be given to others at once.
  * @member_up: optional; the connection to @node failed and is up again,
  *	and the cluster did not declare @node dead meanwhile.  Called on both
  *	ends, only after every verb posted to @node before the failure has
  *	completed (none of them executes or lands later).  A verb that failed
  *	may still have executed: the engine repairs what that may have broken.
+ * @member_join: optional; @node, declared dead by ->member_down() before,
+ *	is a member again with fresh state (it restarted its lockspace):
+ *	requests may reach its words again.  Called on every member, only
+ *	after ->member_down() for @node has run, and before any verb of the
+ *	new incarnation reaches this node.
  * @describe: optional, for debugfs: one line of engine state of @req (its
  *	phase and neighbours), or of the home side with @req NULL; returns
  *	what snprintf() returns
@@ -393,6 +401,8 @@ struct rdlm_engine_ops {
 			    struct rdlm_out *out);
 	void (*member_up)(struct rdlm_engine *eng, u32 node,
 			  struct rdlm_out *out);
+	void (*member_join)(struct rdlm_engine *eng, u32 node,
+			    struct rdlm_out *out);
 	int (*describe)(struct rdlm_engine *eng, struct rdlm_req *req,
 			char *buf, size_t len);
 };

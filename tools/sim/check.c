@@ -848,7 +848,7 @@ static void t_central(void)
 	rdlm_engine_fini(&E);
 }
 
-/* A dead node's waiting entries leave the home's queue at member_down. */
+/* A dead node's entries, held or waiting, leave the home's queue at member_down. */
 static void t_central_member_down(void)
 {
 	struct rdlm_req *a, *b, *c;
@@ -883,6 +883,29 @@ static void t_central_member_down(void)
 	CHECK(E.ops->unlock(&E, a, &o) == 0);
 	ul = *posted(RDLM_VERB_SEND);
 	deliver(&H, &ul, 0, 900);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 1);
+	v = posted(RDLM_VERB_SEND);
+	CHECK(v && v->node == 0 && v->msg.reqid == rdlm_req_id(c));
+	/* c holds; node 0 then waits behind a hold of node 2 that dies */
+	deliver(&E, v, 0, 950);
+	CHECK(find(RDLM_ACT_GRANT, 0) != NULL);
+	o = O(1000);
+	CHECK(E.ops->unlock(&E, c, &o) == 0);
+	deliver(&H, posted(RDLM_VERB_SEND), 0, 1100);
+	b = mkreq(RDLM_MODE_EX, 1);
+	o = O(1200);
+	E.ops->lock(&E, b, &o);
+	deliver(&H, posted(RDLM_VERB_SEND), 2, 1300);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 1);
+	v = posted(RDLM_VERB_SEND);
+	CHECK(v && v->node == 2);
+	c = mkreq(RDLM_MODE_EX, 1);
+	o = O(1400);
+	E.ops->lock(&E, c, &o);
+	deliver(&H, posted(RDLM_VERB_SEND), 0, 1500);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 0);
+	o = O(1600);
+	H.ops->member_down(&H, 2, 2, &o);
 	CHECK(count_msgs(RDLM_MSG_GRANT) == 1);
 	v = posted(RDLM_VERB_SEND);
 	CHECK(v && v->node == 0 && v->msg.reqid == rdlm_req_id(c));
