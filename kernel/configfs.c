@@ -24,7 +24,13 @@
  *		max_lvbs	LVBs kept as a home (default 65536)
  *		uid, gid, mode	who may join through /dev/rdlm (default
  *				root:root 0600)
+ *		recovery_grace_ms	wait after a member departed before
+ *				its locks are recovered (default 5000)
  *		enable		1 brings the lockspace up, 0 takes it down
+ *		membership	while enabled: the cluster's agreed membership,
+ *				"EPOCH QUORATE NODEID..." (rdlm_controld)
+ *		fence_ack	while enabled: a departed node id whose
+ *				fencing is done, recovered from at once
  *
  * Every write is validated in full before anything changes: junk answers
  * -EINVAL with one line in the kernel log saying why, anything a running
@@ -85,6 +91,7 @@ struct rdlm_cfg_ls {
 	u32 uid;
 	u32 gid;
 	u32 mode;
+	u32 recovery_grace_ms;
 	struct rdlm_fabric_ls *fls;	/* non-NULL while enabled */
 	struct rdlm_lockspace *lm;	/* its lock manager, while enabled */
 	struct rdlm_node *pinned[RDLM_MAX_MEMBERS + 1];
@@ -456,6 +463,7 @@ RDLM_LS_U32_ATTR(local_grants_max, 0, 1U << 20)
 RDLM_LS_U32_ATTR(max_locks, 1, 1U << 24)
 RDLM_LS_U32_ATTR(max_locks_per_file, 1, 1U << 24)
 RDLM_LS_U32_ATTR(max_lvbs, 1, 1U << 24)
+RDLM_LS_U32_ATTR(recovery_grace_ms, 0, 3600000)
 RDLM_LS_U32_ATTR(uid, 0, U32_MAX - 1)
 RDLM_LS_U32_ATTR(gid, 0, U32_MAX - 1)
 CONFIGFS_ATTR(rdlm_cfg_ls_, table_size);
@@ -471,6 +479,7 @@ CONFIGFS_ATTR(rdlm_cfg_ls_, local_grants_max);
 CONFIGFS_ATTR(rdlm_cfg_ls_, max_locks);
 CONFIGFS_ATTR(rdlm_cfg_ls_, max_locks_per_file);
 CONFIGFS_ATTR(rdlm_cfg_ls_, max_lvbs);
+CONFIGFS_ATTR(rdlm_cfg_ls_, recovery_grace_ms);
 CONFIGFS_ATTR(rdlm_cfg_ls_, uid);
 CONFIGFS_ATTR(rdlm_cfg_ls_, gid);
 
@@ -660,6 +669,7 @@ static int rdlm_cfg_ls_enable_lm(struct rdlm_cfg_ls *ls, u32 local)
 	lc->max_locks = ls->max_locks;
 	lc->max_locks_per_file = ls->max_locks_per_file;
 	lc->max_lvbs = ls->max_lvbs;
+	lc->recovery_grace_ms = ls->recovery_grace_ms;
 	lc->uid = make_kuid(&init_user_ns, ls->uid);
 	lc->gid = make_kgid(&init_user_ns, ls->gid);
 	lc->mode = ls->mode;
@@ -802,6 +812,66 @@ static ssize_t rdlm_cfg_ls_enable_store(struct config_item *item,
 	return ret ? ret : len;
 }
 
+static ssize_t rdlm_cfg_ls_membership_show(struct config_item *item,
+					   char *page)
+{
+	struct rdlm_cfg_ls *ls = to_rdlm_cfg_ls(item);
+	ssize_t ret = 0;
+
+	mutex_lock(&rdlm_cfg_mutex);
+	if (ls->lm)
+		ret = rdlm_lockspace_show_membership(ls->lm, page, PAGE_SIZE);
+	mutex_unlock(&rdlm_cfg_mutex);
+	return ret;
+}
+
+static ssize_t rdlm_cfg_ls_membership_store(struct config_item *item,
+					    const char *page, size_t len)
+{
+	struct rdlm_cfg_ls *ls = to_rdlm_cfg_ls(item);
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	mutex_lock(&rdlm_cfg_mutex);
+	if (!ls->lm) {
+		cfg_reject(item, "membership: lockspace is not enabled");
+		ret = -ENOENT;
+	} else {
+		ret = rdlm_lockspace_set_membership(ls->lm, page);
+		if (ret == -EINVAL)
+			cfg_reject(item, "membership: want EPOCH QUORATE NODEID... with this node");
+		else if (ret == -ESTALE)
+			cfg_reject(item, "membership: old epoch, or stopped by a quorum loss");
+	}
+	mutex_unlock(&rdlm_cfg_mutex);
+	return ret ? ret : len;
+}
+
+static ssize_t rdlm_cfg_ls_fence_ack_store(struct config_item *item,
+					   const char *page, size_t len)
+{
+	struct rdlm_cfg_ls *ls = to_rdlm_cfg_ls(item);
+	u32 nodeid;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	mutex_lock(&rdlm_cfg_mutex);
+	ret = rdlm_cfg_u32(item, page, len, 1, RDLM_MAX_NODEID, &nodeid);
+	if (!ret && !ls->lm)
+		ret = -ENOENT;
+	if (!ret)
+		ret = rdlm_lockspace_fence_ack(ls->lm, nodeid);
+	if (ret == -ENOENT)
+		cfg_reject(item, "fence_ack: node %u is not waiting for recovery",
+			   nodeid);
+	mutex_unlock(&rdlm_cfg_mutex);
+	return ret ? ret : len;
+}
+
+CONFIGFS_ATTR(rdlm_cfg_ls_, membership);
+CONFIGFS_ATTR_WO(rdlm_cfg_ls_, fence_ack);
 CONFIGFS_ATTR(rdlm_cfg_ls_, members);
 CONFIGFS_ATTR(rdlm_cfg_ls_, engine);
 CONFIGFS_ATTR(rdlm_cfg_ls_, atomic_mode);
@@ -824,10 +894,13 @@ static struct configfs_attribute *rdlm_cfg_ls_attrs[] = {
 	&rdlm_cfg_ls_attr_max_locks,
 	&rdlm_cfg_ls_attr_max_locks_per_file,
 	&rdlm_cfg_ls_attr_max_lvbs,
+	&rdlm_cfg_ls_attr_recovery_grace_ms,
 	&rdlm_cfg_ls_attr_uid,
 	&rdlm_cfg_ls_attr_gid,
 	&rdlm_cfg_ls_attr_mode,
 	&rdlm_cfg_ls_attr_enable,
+	&rdlm_cfg_ls_attr_membership,
+	&rdlm_cfg_ls_attr_fence_ack,
 	NULL,
 };
 
@@ -873,6 +946,7 @@ static struct config_item *rdlm_lockspaces_make_item(struct config_group *group,
 	ls->max_locks = 65536;
 	ls->max_locks_per_file = 4096;
 	ls->max_lvbs = 65536;
+	ls->recovery_grace_ms = 5000;
 	ls->mode = 0600;
 	config_item_init_type_name(&ls->item, name, &rdlm_cfg_ls_type);
 	return &ls->item;

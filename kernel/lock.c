@@ -821,6 +821,43 @@ void rdlm_ls_call_member_up(struct rdlm_lockspace *ls, u32 node)
 }
 
 /**
+ * rdlm_ls_call_member_down() - the cluster agreed a member departed
+ * @ls: lockspace (locked)
+ * @node: engine index of the member, fenced: no verb from or to it is in
+ *	flight or lands later
+ * @epoch: the membership epoch that left it out
+ *
+ * The engine removes it from the queues of the words; as a home, this
+ * node invalidates the LVBs it was writing; requests for words it was the
+ * home of fail.
+ */
+void rdlm_ls_call_member_down(struct rdlm_lockspace *ls, u32 node, u32 epoch)
+{
+	struct rdlm_out out = rdlm_out(ls);
+
+	if (ls->eng.ops->member_down)
+		ls->eng.ops->member_down(&ls->eng, node, epoch, &out);
+	rdlm_home_lvb_node_down(ls, node);
+	rdlm_lm_home_down(ls, node);
+	rdlm_ls_pass_all(ls);
+}
+
+/**
+ * rdlm_ls_call_member_join() - a departed member is back, with fresh state
+ * @ls: lockspace (locked)
+ * @node: engine index of the member, still fenced
+ */
+void rdlm_ls_call_member_join(struct rdlm_lockspace *ls, u32 node)
+{
+	struct rdlm_out out = rdlm_out(ls);
+
+	if (!ls->eng.ops->member_join)
+		return;
+	ls->eng.ops->member_join(&ls->eng, node, &out);
+	rdlm_ls_pass_all(ls);
+}
+
+/**
  * rdlm_ls_call_timer() - an engine timer fired
  * @ls: lockspace (locked)
  * @req: engine request, or NULL for the home-side timer

@@ -190,6 +190,19 @@ struct rdlm_lockspace {
 	atomic_t nr_lkbs;
 	wait_queue_head_t wait;
 	struct dentry *debugfs;
+
+	/* agreed membership (membership.c); bits are engine node indexes */
+	struct mutex memb_mutex;
+	u32 memb_epoch;			/* 0: static, nobody departs */
+	bool memb_quorate;
+	bool memb_stopped;		/* quorum lost: a fresh lockspace needed */
+	u64 memb_in;			/* in the last membership */
+	u64 memb_departed;		/* left it, fenced until they rejoin */
+	u64 memb_pending;		/* departed, not recovered from yet */
+	unsigned long memb_due[RDLM_MAX_MEMBERS];	/* jiffies: grace ends */
+	u32 memb_grace_ms;
+	u32 memb_recoveries;
+	struct delayed_work memb_work;	/* recovery when a grace ends */
 };
 
 /* Lock manager messages (SEND, struct rdlm_msg.type), next to the engines'. */
@@ -244,7 +257,13 @@ void rdlm_slot_puts_failed(struct rdlm_lockspace *ls, struct rdlm_slot *s);
 void rdlm_lkb_lvb_unreachable(struct rdlm_lockspace *ls,
 			      struct rdlm_lkb *lkb);
 
+/* membership.c */
+void rdlm_memb_init(struct rdlm_lockspace *ls, u32 grace_ms);
+void rdlm_memb_stop(struct rdlm_lockspace *ls);
+
 /* lock.c */
+void rdlm_ls_call_member_down(struct rdlm_lockspace *ls, u32 node, u32 epoch);
+void rdlm_ls_call_member_join(struct rdlm_lockspace *ls, u32 node);
 void rdlm_ls_call_complete(struct rdlm_lockspace *ls,
 			   const struct rdlm_cqe *cqe);
 void rdlm_ls_call_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);

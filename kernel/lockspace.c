@@ -374,6 +374,7 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 	init_waitqueue_head(&ls->wait);
 	hrtimer_init(&ls->home_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	ls->home_timer.function = rdlm_ls_home_timer;
+	rdlm_memb_init(ls, cfg->recovery_grace_ms);
 
 	ret = rdlm_lvb_init(ls);
 	if (ret)
@@ -463,6 +464,7 @@ void rdlm_lockspace_stop(struct rdlm_lockspace *ls)
 	mutex_lock(&rdlm_ls_mutex);
 	list_del_init(&ls->entry);
 	mutex_unlock(&rdlm_ls_mutex);
+	rdlm_memb_stop(ls);
 
 	spin_lock_bh(&ls->lock);
 	ls->dead = true;

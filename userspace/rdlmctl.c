@@ -38,6 +38,7 @@ static void usage(FILE *out)
 " rdlmctl dump LOCKSPACE\n"
 " rdlmctl join LOCKSPACE [KEY=VALUE...]\n"
 " rdlmctl leave LOCKSPACE\n"
+" rdlmctl fence-ack LOCKSPACE NODEID\n"
 " rdlmctl lock [options] [-L LOCKSPACE] NAME [--] COMMAND [ARG...]\n"
 " rdlmctl version\n"
 "\n"
@@ -55,6 +56,8 @@ static void usage(FILE *out)
 " join         create and enable one lockspace on this node; KEY=VALUE\n"
 "              pairs set its configfs attributes (members=1,2,3 engine=dqnl)\n"
 " leave        disable and remove one lockspace on this node\n"
+" fence-ack    tell the lockspace that a departed node is fenced (powered\n"
+"              off or reset): recover its locks now, not after the grace\n"
 " lock         hold a lock on resource NAME while COMMAND runs, like flock(1)\n"
 " version      print the program's and the kernel's ABI versions\n"
 "\n"
@@ -459,6 +462,62 @@ static void print_stats(const char *name)
 	putchar('\n');
 }
 
+/*
+ * The membership file: "EPOCH QUORATE NODEID..." as rdlm_controld wrote
+ * it, then "state ...", "departed ...", "recovering ...", "recoveries N".
+ */
+static void print_membership(const char *name)
+{
+	char path[PATH_MAX], val[4096], *line, *save;
+	unsigned int epoch, quorate;
+	int off = 0;
+
+	snprintf(path, sizeof(path), CFS "/lockspaces/%s/membership", name);
+	if (read_attr(path, val, sizeof(val)) || !val[0])
+		return;
+	line = strtok_r(val, "\n", &save);
+	if (line && sscanf(line, "%u %u %n", &epoch, &quorate, &off) == 2)
+		printf("  %-13s %u, %s, members %s\n", "epoch:", epoch,
+		       quorate ? "quorate" : "NOT QUORATE", line + off);
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		char *sp = strchr(line, ' ');
+
+		if (!sp)
+			sp = line + strlen(line);
+		printf("  %-13.*s %s\n", (int)(sp - line) + 1, line,
+		       *sp ? sp + 1 : "-");
+	}
+}
+
+/* Recovery from a departed node now: an administrator fenced it. */
+static int cmd_fence_ack(int argc, char **argv)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int ret;
+
+	if (argc != 3) {
+		err("fence-ack: LOCKSPACE NODEID");
+		return 2;
+	}
+	if (need_configfs())
+		return 1;
+	snprintf(path, sizeof(path), CFS "/lockspaces/%s/fence_ack", argv[1]);
+	f = fopen(path, "w");
+	if (!f) {
+		err("%s: %s", path, strerror(errno));
+		return 1;
+	}
+	ret = fprintf(f, "%s\n", argv[2]) < 0;
+	if (fclose(f) || ret) {
+		err("fence-ack %s %s: %s", argv[1], argv[2],
+		    errno == ENOENT ? "no such departed node waiting for recovery" :
+		    strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 static int cmd_status(int argc, char **argv)
 {
 	char **names = NULL, path[PATH_MAX], val[4096];
@@ -488,9 +547,12 @@ static int cmd_status(int argc, char **argv)
 		for (a = 0; a < na; a++) {
 			snprintf(path, sizeof(path), CFS "/lockspaces/%s/%s",
 				 names[i], attrs[a]);
+			if (!strcmp(attrs[a], "membership"))
+				continue;	/* several lines: below */
 			if (!read_attr(path, val, sizeof(val)))
 				printf("  %-13s %s\n", strcat(attrs[a], ":"), val);
 		}
+		print_membership(names[i]);
 		free_names(attrs, na);
 		print_stats(names[i]);
 	}
@@ -710,6 +772,8 @@ int main(int argc, char **argv)
 		return cmd_join(argc, argv);
 	if (!strcmp(cmd, "leave"))
 		return cmd_leave(argc, argv);
+	if (!strcmp(cmd, "fence-ack"))
+		return cmd_fence_ack(argc, argv);
 	if (!strcmp(cmd, "lock"))
 		return cmd_lock(argc, argv);
 	if (!strcmp(cmd, "version"))

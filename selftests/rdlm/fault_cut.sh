@@ -44,21 +44,6 @@ cut_cleanup()
 }
 trap cut_cleanup EXIT
 
-# home_of LS NAME: the node id of NAME's home, from the lock dump while held
-home_of()
-{
-	local hex home
-
-	hex=$(printf %s "$2" | od -An -tx1 | tr -d ' \n')
-	"$HELPER" hold "$1" "$2" "$TMP/held" &
-	wait_file "$TMP/held"
-	home=$(sed -n "s/^lock .* home \([0-9]*\) .* name $hex\$/\1/p" "$DBG/ls/$1")
-	kill $!
-	wait $! 2>/dev/null
-	rm -f "$TMP/held"
-	[ -n "$home" ] && echo "$home"
-}
-
 # gone_within PID SECS: PID has exited (or is a zombie) within SECS
 gone_within()
 {

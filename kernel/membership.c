@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlm: who is in a lockspace, as the cluster agreed, and recovery from
+ * those who left.
+ *
+ * Until someone (rdlm_controld, from corosync's CPG and quorum) writes the
+ * configfs file "membership", a lockspace's members are static and nobody
+ * is ever declared dead. From the first write on, every write is one
+ * agreed membership: an epoch (strictly increasing), whether this node's
+ * partition has quorum, and the nodes in the lockspace's group.
+ *
+ * A member that was in the previous membership and is not in this one has
+ * departed. It is fenced out of the lockspace at once (every connection
+ * with it is reset and it gets no table again: nothing it sends lands any
+ * more), and recovered from once it can no longer believe it holds a lock:
+ * after the lockspace's recovery grace, or earlier when an administrator
+ * acknowledges its fencing (configfs "fence_ack", rdlmctl fence-ack).
+ * Recovery is the engine's member_down() (it removes the departed node
+ * from the queues and grants behind it) and the lock manager's (its LVB
+ * writes become invalid, requests for words homed there fail).
+ *
+ * A node whose partition lost quorum stops: its held locks are reported
+ * lost and every request fails, since the majority recovers from it after
+ * the grace. It takes part again only with a fresh lockspace (disable and
+ * enable); the others let a departed node back when it appears in a
+ * membership again (the engine's member_join()).
+ *
+ * Locking: ls->memb_mutex serialises membership changes, acknowledgments
+ * and recovery; the engine is called under ls->lock as everywhere else.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "lock_priv.h"
+
+/* Recover now from every departed member whose time has come. */
+static void rdlm_memb_recover_due(struct rdlm_lockspace *ls, u64 force)
+{
+	unsigned long next = 0;
+	bool rearm = false;
+	u32 i;
+
+	lockdep_assert_held(&ls->memb_mutex);
+	for (i = 0; i < ls->nr_members; i++) {
+		if (!(ls->memb_pending & BIT_ULL(i)))
+			continue;
+		if (!(force & BIT_ULL(i)) &&
+		    time_before(jiffies, ls->memb_due[i])) {
+			if (!rearm || time_before(ls->memb_due[i], next))
+				next = ls->memb_due[i];
+			rearm = true;
+			continue;
+		}
+		ls->memb_pending &= ~BIT_ULL(i);
+		pr_info("lockspace %s: recovering from node %u (epoch %u)\n",
+			ls->name, ls->members[i], ls->memb_epoch);
+		spin_lock_bh(&ls->lock);
+		if (!ls->dead)
+			rdlm_ls_call_member_down(ls, i, ls->memb_epoch);
+		ls->memb_recoveries++;
+		rdlm_ls_unlock(ls);
+	}
+	if (rearm)
+		mod_delayed_work(ls->wq, &ls->memb_work,
+				 max_t(long, next - jiffies, 0));
+}
+
+static void rdlm_memb_work(struct work_struct *work)
+{
+	struct rdlm_lockspace *ls = container_of(to_delayed_work(work),
+						 struct rdlm_lockspace,
+						 memb_work);
+
+	mutex_lock(&ls->memb_mutex);
+	rdlm_memb_recover_due(ls, 0);
+	mutex_unlock(&ls->memb_mutex);
+}
+
+/* "EPOCH QUORATE NODEID..." into @epoch, @quorate and member bits @in. */
+static int rdlm_memb_parse(struct rdlm_lockspace *ls, const char *buf,
+			   u32 *epoch, bool *quorate, u64 *in)
+{
+	char *copy, *p, *tok;
+	u32 v, idx, n = 0;
+	int ret = 0;
+
+	copy = kstrdup(buf, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	p = strim(copy);
+	*in = 0;
+	while (!ret && (tok = strsep(&p, " \t\n"))) {
+		if (!*tok)
+			continue;
+		ret = kstrtou32(tok, 10, &v);
+		if (ret)
+			break;
+		if (n == 0) {
+			*epoch = v;
+		} else if (n == 1) {
+			if (v > 1)
+				ret = -EINVAL;
+			*quorate = v;
+		} else {
+			idx = rdlm_ls_node_index(ls, v);
+			if (idx == U32_MAX || (*in & BIT_ULL(idx)))
+				ret = -EINVAL;	/* not a member, or twice */
+			else
+				*in |= BIT_ULL(idx);
+		}
+		n++;
+	}
+	kfree(copy);
+	if (!ret && (n < 2 || !*epoch))
+		ret = -EINVAL;
+	return ret;
+}
+
+/**
+ * rdlm_lockspace_set_membership() - apply one agreed membership
+ * @ls: lockspace
+ * @buf: "EPOCH QUORATE NODEID...": the epoch, strictly above the last one;
+ *	1 if this node's partition is quorate, else 0; the members in the
+ *	lockspace's group, this node among them
+ *
+ * Context: process, sleeps (fencing resets connections).
+ * Return: 0; -EINVAL (malformed, a node that is no configured member,
+ * this node missing); -ESTALE (epoch not above the last one, or the
+ * lockspace stopped on a quorum loss: disable and enable it to rejoin).
+ */
+int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf)
+{
+	u64 in, departed, joined, bit;
+	bool quorate;
+	u32 epoch, i;
+	int ret;
+
+	ret = rdlm_memb_parse(ls, buf, &epoch, &quorate, &in);
+	if (ret)
+		return ret;
+	if (!(in & BIT_ULL(ls->self)))
+		return -EINVAL;
+	mutex_lock(&ls->memb_mutex);
+	ret = -ESTALE;
+	if (epoch <= ls->memb_epoch || ls->memb_stopped)
+		goto out;
+	ret = 0;
+	ls->memb_epoch = epoch;
+	ls->memb_quorate = quorate;
+	if (!quorate) {
+		/* the others recover from us: let go of everything now */
+		pr_warn("lockspace %s: quorum lost (epoch %u), locks are lost\n",
+			ls->name, epoch);
+		ls->memb_stopped = true;
+		spin_lock_bh(&ls->lock);
+		ls->dead = true;
+		rdlm_ls_fail_all(ls);
+		rdlm_ls_unlock(ls);
+		goto out;
+	}
+	/* only who was in a membership can depart from one */
+	departed = ls->memb_in & ~in;
+	joined = in & ~ls->memb_in;
+	ls->memb_in = in;
+	for (i = 0; i < ls->nr_members; i++) {
+		bit = BIT_ULL(i);
+		if (departed & bit) {
+			pr_info("lockspace %s: node %u departed (epoch %u), recovery in %u ms\n",
+				ls->name, ls->members[i], epoch,
+				ls->memb_grace_ms);
+			rdlm_fabric_ls_fence(ls->fls, ls->members[i], true);
+			ls->memb_departed |= bit;
+			ls->memb_pending |= bit;
+			ls->memb_due[i] = jiffies +
+					  msecs_to_jiffies(ls->memb_grace_ms);
+		} else if ((joined & bit) && (ls->memb_departed & bit)) {
+			/* back with a fresh lockspace: recover first */
+			rdlm_memb_recover_due(ls, bit);
+			pr_info("lockspace %s: node %u rejoined (epoch %u)\n",
+				ls->name, ls->members[i], epoch);
+			ls->memb_departed &= ~bit;
+			spin_lock_bh(&ls->lock);
+			rdlm_ls_call_member_join(ls, i);
+			rdlm_ls_unlock(ls);
+			rdlm_fabric_ls_fence(ls->fls, ls->members[i], false);
+		}
+	}
+	rdlm_memb_recover_due(ls, 0);
+out:
+	mutex_unlock(&ls->memb_mutex);
+	return ret;
+}
+
+/**
+ * rdlm_lockspace_fence_ack() - a departed node is known to hold nothing
+ * @ls: lockspace
+ * @nodeid: the node, fenced by an administrator (powered off, reset)
+ *
+ * Recovery from it runs now instead of after the grace.
+ *
+ * Context: process, sleeps.
+ * Return: 0, or -ENOENT if @nodeid is no departed member waiting for
+ * recovery.
+ */
+int rdlm_lockspace_fence_ack(struct rdlm_lockspace *ls, u32 nodeid)
+{
+	u32 idx = rdlm_ls_node_index(ls, nodeid);
+	int ret = -ENOENT;
+
+	mutex_lock(&ls->memb_mutex);
+	if (idx != U32_MAX && (ls->memb_pending & BIT_ULL(idx))) {
+		pr_info("lockspace %s: node %u fencing acknowledged\n",
+			ls->name, nodeid);
+		rdlm_memb_recover_due(ls, BIT_ULL(idx));
+		ret = 0;
+	}
+	mutex_unlock(&ls->memb_mutex);
+	return ret;
+}
+
+static void rdlm_memb_print_set(struct rdlm_lockspace *ls, char *buf,
+				size_t size, int *n, const char *what, u64 set)
+{
+	u32 i;
+
+	*n += scnprintf(buf + *n, size - *n, "%s", what);
+	for (i = 0; i < ls->nr_members; i++)
+		if (set & BIT_ULL(i))
+			*n += scnprintf(buf + *n, size - *n, " %u",
+					ls->members[i]);
+	*n += scnprintf(buf + *n, size - *n, "\n");
+}
+
+/**
+ * rdlm_lockspace_show_membership() - the membership state, for configfs
+ * @ls: lockspace
+ * @buf: a page
+ * @size: its size
+ *
+ * First line as written ("EPOCH QUORATE NODEID...", epoch 0 and every
+ * configured member while the membership is static), then one line each:
+ * "state static|running|stopped", "departed NODEID..." (fenced, until
+ * they rejoin), "recovering NODEID..." (waiting for the grace or a fence
+ * acknowledgment), "recoveries N".
+ *
+ * Return: bytes written.
+ */
+int rdlm_lockspace_show_membership(struct rdlm_lockspace *ls, char *buf,
+				   size_t size)
+{
+	u64 all = ls->nr_members == 64 ? ~0ULL : BIT_ULL(ls->nr_members) - 1;
+	int n;
+
+	mutex_lock(&ls->memb_mutex);
+	n = scnprintf(buf, size, "%u %u", ls->memb_epoch,
+		      ls->memb_epoch ? ls->memb_quorate : 1);
+	rdlm_memb_print_set(ls, buf, size, &n, "",
+			    ls->memb_epoch ? ls->memb_in : all);
+	n += scnprintf(buf + n, size - n, "state %s\n",
+		       ls->memb_stopped ? "stopped" :
+		       ls->memb_epoch ? "running" : "static");
+	rdlm_memb_print_set(ls, buf, size, &n, "departed", ls->memb_departed);
+	rdlm_memb_print_set(ls, buf, size, &n, "recovering",
+			    ls->memb_pending);
+	n += scnprintf(buf + n, size - n, "recoveries %u\n",
+		       ls->memb_recoveries);
+	mutex_unlock(&ls->memb_mutex);
+	return n;
+}
+
+/**
+ * rdlm_memb_init() - set up a new lockspace's membership: static
+ * @ls: lockspace being created
+ * @grace_ms: recovery grace
+ */
+void rdlm_memb_init(struct rdlm_lockspace *ls, u32 grace_ms)
+{
+	mutex_init(&ls->memb_mutex);
+	INIT_DELAYED_WORK(&ls->memb_work, rdlm_memb_work);
+	ls->memb_grace_ms = grace_ms;
+}
+
+/**
+ * rdlm_memb_stop() - no recovery runs any more (lockspace going down)
+ * @ls: lockspace
+ */
+void rdlm_memb_stop(struct rdlm_lockspace *ls)
+{
+	mutex_lock(&ls->memb_mutex);
+	ls->memb_pending = 0;
+	mutex_unlock(&ls->memb_mutex);
+	cancel_delayed_work_sync(&ls->memb_work);
+}

@@ -1,0 +1,154 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A node dies: corosync tells every survivor, rdlm recovers its locks.
+# Three nodes run corosync and rdlm_controld (lib.sh membership_start);
+# in every lk-* lockspace, for two names A and B homed on node 1:
+#  - node 3 holds A in EX, node 2 waits for A;
+#  - node 1 holds B in EX, node 3 waits for B, then node 2 (behind it);
+#  - node 3's QEMU is killed (no goodbye on the wire);
+#  - node 2 must be granted A (its holder died), and B once node 1 lets
+#    it go (the dead waiter ahead of it is skipped); afterwards nodes 1
+#    and 2 lock both names again.
+# Without recovery the queue engines wait for the dead node for ever, and
+# central until the lease ends: its leases are made 60 s long here, so that
+# only recovery can grant in time. The bakery keeps its 2 s lease, which is
+# how it recovers (a lease reset). The time from the kill to each grant is
+# printed (detection by corosync, the recovery grace, the recovery itself);
+# only a bound far below 60 s is asserted.
+. ./lib.sh
+. ./fabric_lib.sh
+require_root
+need_cluster 3
+fabric_test recover-kill
+HELPER=$PWD/fault_helper
+LSS=${RDLM_RECOVER_LS:-$(awk '$1 == "lockspace" && $2 ~ /^lk-/ { print $2 }' \
+	"$REPO/tools/cluster/cluster.conf")}
+FABRIC_LS=$LSS
+VICTIM=3
+GRANT_MS=45000		# above detection + grace + recovery, below a lease
+TMP=$(mktemp -d)
+
+kill_cleanup()
+{
+	local rc=$?
+
+	kill $(jobs -p) 2>/dev/null
+	membership_stop
+	(exit $rc)
+	fabric_cleanup
+}
+trap kill_cleanup EXIT
+
+# name_homed_on LS NODE PREFIX: a name of LS whose home is NODE
+name_homed_on()
+{
+	local n h
+
+	for ((n = 0; n < 64; n++)); do
+		h=$(home_of "$1" "$3-$n") || fail "$1: no home for $3-$n"
+		[ "$h" = "$2" ] && { echo "$3-$n"; return 0; }
+	done
+	fail "$1: no name homed on node$2"
+}
+
+rdlm_loaded && rdlm_reset
+kmsg_mark
+rdlm_load
+"$CONFIGURE" up || fail "configure"
+long_leases $(echo $LSS | tr ' ' '\n' | grep -v bakery)
+for ls in $LSS; do
+	st "wait $ls 90"
+done
+membership_start
+for ls in $LSS; do
+	membership_wait "$ls" "1 2 3" 120
+done
+barrier rk-ready 300
+
+if [ "$ME" = 1 ]; then
+	for ls in $LSS; do
+		name_homed_on "$ls" 1 rka >"$RDLM_OUT/rk.$ls.a"
+		name_homed_on "$ls" 1 rkb >"$RDLM_OUT/rk.$ls.b"
+		"$HELPER" hold "$ls" "$(cat "$RDLM_OUT/rk.$ls.b")" \
+			"$TMP/held.$ls" &
+		echo $! >"$TMP/holder.$ls"
+		wait_file "$TMP/held.$ls"
+	done
+fi
+barrier rk-names 600
+if [ "$ME" = $VICTIM ]; then
+	for ls in $LSS; do
+		"$HELPER" hold "$ls" "$(cat "$RDLM_OUT/rk.$ls.a")" \
+			"$TMP/held.$ls" &
+		wait_file "$TMP/held.$ls"
+		"$HELPER" wait "$ls" "$(cat "$RDLM_OUT/rk.$ls.b")" 0 \
+			>/dev/null &
+	done
+	sleep 5		# queued for B ahead of node 2
+fi
+barrier rk-victim 600
+if [ "$ME" = 2 ]; then
+	declare -A wa wb
+	for ls in $LSS; do
+		"$HELPER" wait "$ls" "$(cat "$RDLM_OUT/rk.$ls.a")" $GRANT_MS \
+			>"$TMP/a.$ls" &
+		wa[$ls]=$!
+		"$HELPER" wait "$ls" "$(cat "$RDLM_OUT/rk.$ls.b")" $GRANT_MS \
+			>"$TMP/b.$ls" &
+		wb[$ls]=$!
+	done
+	sleep 5		# queued behind node 3
+fi
+barrier rk-queued 600
+
+NODES=2		# the barriers from here on count the survivors
+if [ "$ME" = 1 ]; then
+	kill_node $VICTIM
+	date +%s%N >"$RDLM_OUT/rk.killed"
+	echo "node$VICTIM killed"
+fi
+[ "$ME" = $VICTIM ] && sleep 600	# killed meanwhile
+wait_file "$RDLM_OUT/rk.killed"
+t0=$(cat "$RDLM_OUT/rk.killed")
+
+if [ "$ME" = 1 ]; then
+	for ls in $LSS; do
+		membership_wait "$ls" "1 2" 120
+		echo "$ls: node$VICTIM left the membership after $((($(date +%s%N) - t0) / 1000000)) ms"
+	done
+	# B goes to the next waiter in the queue: the dead node 3
+	for ls in $LSS; do
+		kill "$(cat "$TMP/holder.$ls")"
+	done
+fi
+if [ "$ME" = 2 ]; then
+	for ls in $LSS; do
+		wait ${wa[$ls]} ||
+			fail "$ls: A not granted after its holder died: $(cat "$TMP/a.$ls")"
+		echo "$ls: A granted $((($(date +%s%N) - t0) / 1000000)) ms after the kill ($(cat "$TMP/a.$ls"))"
+	done
+	for ls in $LSS; do
+		wait ${wb[$ls]} ||
+			fail "$ls: B not granted past a dead waiter: $(cat "$TMP/b.$ls")"
+		echo "$ls: B granted $((($(date +%s%N) - t0) / 1000000)) ms after the kill ($(cat "$TMP/b.$ls"))"
+	done
+fi
+barrier rk-granted 600
+
+# both names work for the survivors, one node after the other
+for ls in $LSS; do
+	for x in a b; do
+		"$HELPER" wait "$ls" "$(cat "$RDLM_OUT/rk.$ls.$x")" 60000 \
+			>"$TMP/again" ||
+			fail "$ls: $x after the recovery: $(cat "$TMP/again")"
+	done
+	grep -q "^recoveries [1-9]" "$CFS/lockspaces/$ls/membership" ||
+		fail "$ls: no recovery counted: $(cat "$CFS/lockspaces/$ls/membership")"
+done
+barrier rk-done 600
+trap fabric_cleanup EXIT
+membership_stop
+"$CONFIGURE" down || fail "configure down"
+rdlm_unload
+kmsg_check
+echo "a dead holder's and a dead waiter's locks recovered on every engine"
