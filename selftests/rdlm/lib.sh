@@ -191,6 +191,26 @@ kill_node()
 	fail "kill_node $1: node$1 still runs after 30 s"
 }
 
+# boot_node N COMMAND: boot node N again after kill_node, as a machine that
+# was reset; it runs COMMAND (bash, from the top of the repository, with
+# RDLM_BOOT set to its boot count, 2 the first time) instead of the run's
+# command.
+# Returns once the request is taken, fails after 30 s.
+boot_node()
+{
+	local i
+
+	cluster_hooks
+	printf '%s\n' "$2" >"$RDLM_OUT/boot.node$1.tmp" &&
+		mv "$RDLM_OUT/boot.node$1.tmp" "$RDLM_OUT/boot.node$1" ||
+		fail "boot_node $1"
+	for ((i = 0; i < 300; i++)); do
+		[ -e "$RDLM_OUT/boot.node$1" ] || return 0
+		sleep 0.1
+	done
+	fail "boot_node $1: request not taken in 30 s"
+}
+
 # link_flap SECONDS: take this node's eth0 (and so rxe0's port) down for
 # SECONDS, then up again.
 link_flap()
