@@ -301,18 +301,21 @@ membership_now()
 		"$(membership_log)" | tail -n 1
 }
 
-# membership_wait LS QUORATE NODEID...: wait (MEMBERSHIP_WAIT_S, 60 s at
-# most) until LS's membership on this node is QUORATE with exactly these
-# nodes; sets MEMBERSHIP to it
+# membership_wait [-a EPOCH] LS QUORATE NODEID...: wait (MEMBERSHIP_WAIT_S,
+# 60 s at most) until LS's membership on this node is QUORATE with exactly
+# these nodes (and, with -a, an epoch above EPOCH); sets MEMBERSHIP to it
 membership_wait()
 {
-	local ls=$1 want i
+	local after=0 ls want i
 
+	[ "$1" = -a ] && { after=$2; shift 2; }
+	ls=$1
 	shift
 	want="$*"
 	for ((i = 0; i < ${MEMBERSHIP_WAIT_S:-60} * 10; i++)); do
 		MEMBERSHIP=$(membership_now "$ls")
-		[ "${MEMBERSHIP#* }" = "$want" ] && return 0
+		[ "${MEMBERSHIP#* }" = "$want" ] &&
+			[ "${MEMBERSHIP%% *}" -gt "$after" ] && return 0
 		sleep 0.1
 	done
 	fail "$ls: membership '${MEMBERSHIP:-none}', expected '<epoch> $want' after ${MEMBERSHIP_WAIT_S:-60} s"

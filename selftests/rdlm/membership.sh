@@ -4,11 +4,17 @@
 # every lockspace named lk-* in tools/cluster/cluster.conf:
 #  - with corosync and rdlm_controld running everywhere, every node reports
 #    members 1 2 3, quorate;
+#  - node 3 disables fab-cpu: its rdlm_controld leaves the group and nodes
+#    1 and 2 report 1 2 for it; enabled again, 1 2 3, and node 3's epoch
+#    of fab-cpu went on increasing;
 #  - node 1 kills node 3: nodes 1 and 2 report members 1 2, quorate (2 of
 #    3 votes);
 #  - the hub cuts 1|2: each of them alone has 1 of 3 votes and reports
 #    itself alone, not quorate;
-#  - the heal: members 1 2, quorate again.
+#  - the heal: members 1 2, quorate again;
+#  - node 1: a second rdlm_controld refuses to start, one without -f
+#    daemonizes and leaves on SIGTERM; node 2: corosync stops under
+#    rdlm_controld, which exits 1.
 # The membership is read from the kernel's configfs file "membership" where
 # it exists, else from rdlm_controld's log. The time from each fault to the
 # report is printed (the kill's is corosync's failure detection); only a
@@ -110,6 +116,28 @@ fi
 all_report "corosync start" 1 1 2 3
 barrier memb-full 120
 
+# leave and join again: fab-cpu, a lockspace without a lock manager
+ls=fab-cpu
+membership_wait $ls 1 1 2 3
+epoch=${MEMBERSHIP%% *}
+if [ "$ME" = 3 ]; then
+	echo 0 >$CFS/lockspaces/$ls/enable || fail "$ls: disable"
+	for ((i = 0; i < 100; i++)); do
+		grep -q "rdlm_controld: $ls: left group" "$(membership_log)" && break
+		sleep 0.1
+	done
+	((i < 100)) || fail "$ls: rdlm_controld did not leave its group in 10 s"
+else
+	membership_wait $ls 1 1 2
+	echo "$ls: node3 left: membership $MEMBERSHIP"
+fi
+barrier memb-left 120
+[ "$ME" = 3 ] && { echo 1 >$CFS/lockspaces/$ls/enable || fail "$ls: enable"; }
+# the epoch goes on increasing on node3 too
+membership_wait -a "$epoch" $ls 1 1 2 3
+echo "$ls: node3 is back: membership $MEMBERSHIP"
+barrier memb-rejoined 120
+
 if [ "$ME" = 3 ]; then
 	sleep 300
 	fail "node1 did not kill node3 within 300 s"
@@ -146,6 +174,33 @@ else
 fi
 all_report "heal" 1 1 2
 barrier memb-done 120
+
+if [ "$ME" = 1 ]; then
+	expect_fail "another rdlm_controld" "$REPO/userspace/rdlm_controld" -f
+	stop_pidfile $MEMB_CONTROLD_PID
+	"$REPO/userspace/rdlm_controld" || fail "rdlm_controld without -f"
+	wait_file $MEMB_CONTROLD_PID
+	pid=$(cat $MEMB_CONTROLD_PID)
+	sleep 2		# in its groups
+	[ "$(ps -o ppid= -p "$pid")" -eq 1 ] || fail "rdlm_controld did not daemonize"
+else
+	# corosync goes away under rdlm_controld
+	pid=$(cat $MEMB_CONTROLD_PID)
+	stop_pidfile $MEMB_COROSYNC_PID
+	# gone, or a zombie (bash reaps its children when they exit)
+	for ((i = 0; i < 300; i++)); do
+		[ -d "/proc/$pid" ] || break
+		grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null && break
+		sleep 0.1
+	done
+	((i < 300)) || fail "rdlm_controld still runs 30 s after corosync stopped"
+	wait "$pid"
+	rc=$?
+	[ "$rc" = 1 ] || fail "rdlm_controld exited $rc without corosync, expected 1"
+	grep -q "lost the connection to corosync" "$(membership_log)" ||
+		fail "rdlm_controld did not say it lost corosync"
+	echo "node2: rdlm_controld exited 1 when corosync stopped"
+fi
 
 trap fabric_cleanup EXIT
 membership_stop
