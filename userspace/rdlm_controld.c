@@ -47,6 +47,10 @@
 
 static const char *prog = "rdlm_controld";
 
+/*
+ * One CPG connection per lockspace: a connection joins one group at most.
+ * A lockspace stays on the list after it is disabled, to keep its epoch.
+ */
 struct ls {
 	struct ls *next;
 	char name[LS_NAME_MAX + 1];
@@ -351,6 +355,15 @@ static void ls_close(struct ls *ls)
 	ls->pending = false;
 }
 
+/* corosync is syncing: try again at the next scan */
+static bool join_busy(struct ls *ls)
+{
+	if (++ls->join_tries == JOIN_WARN)
+		log_info("%s: corosync still busy, retrying the join",
+			 ls->name);
+	return false;
+}
+
 /* Connect and join the lockspace's group; false: try again at the next scan */
 static bool ls_join(struct ls *ls)
 {
@@ -367,6 +380,10 @@ static bool ls_join(struct ls *ls)
 					   (cpg_model_data_t *)&model, ls);
 		if (err == CS_ERR_LIBRARY)
 			lost_corosync("cpg_model_initialize", err);
+		if (err == CS_ERR_TRY_AGAIN) {
+			ls->cpg = 0;
+			return join_busy(ls);
+		}
 		if (err != CS_OK) {
 			log_err("%s: cpg_model_initialize: corosync error %d",
 				ls->name, err);
@@ -382,13 +399,8 @@ static bool ls_join(struct ls *ls)
 		}
 	}
 	err = cpg_join(ls->cpg, &ls->group);
-	if (err == CS_ERR_TRY_AGAIN) {
-		/* corosync is syncing: keep the connection, join next scan */
-		if (++ls->join_tries == JOIN_WARN)
-			log_info("%s: corosync still busy, retrying the join",
-				 ls->name);
-		return false;
-	}
+	if (err == CS_ERR_TRY_AGAIN)
+		return join_busy(ls);
 	if (cs_gone(err))
 		lost_corosync("cpg_join", err);
 	if (err != CS_OK) {
