@@ -41,6 +41,8 @@ rdlm_reset()
 {
 	local d
 
+	# an earlier test's rdlm_controld would join the groups again
+	[ -e $MEMB_CONTROLD_PID ] || [ -e $MEMB_COROSYNC_PID ] && membership_stop
 	for d in "$CFS"/lockspaces/*/; do
 		[ -d "$d" ] || continue
 		echo 0 >"$d/enable" 2>/dev/null
@@ -218,4 +220,126 @@ link_flap()
 	ip link set eth0 down || fail "link_flap: eth0 down"
 	sleep "$1"
 	ip link set eth0 up || fail "link_flap: eth0 up"
+}
+
+# Cluster membership from corosync: membership_start runs corosync and
+# rdlm_controld(8) on this node of the test cluster, membership_stop stops
+# them. corosync's configuration comes from tools/cluster/corosync-conf (the
+# nodes of cluster.conf up to RDLM_NODES); its log is
+# $RDLM_OUT/node<id>.corosync.log, rdlm_controld's
+# $RDLM_OUT/node<id>.controld.log. The guests' root file system is the
+# host's, read only: corosync gets tmpfs on /etc/corosync (for its
+# configuration) and /var/lib/corosync.
+MEMB_CONTROLD_PID=/run/rdlm_controld.pid
+MEMB_COROSYNC_PID=/run/corosync.pid
+
+membership_log()
+{
+	echo "$RDLM_OUT/node${RDLM_NODE_ID:-1}.controld.log"
+}
+
+# membership_start: corosync on this node, wait (60 s at most) until it
+# counts all RDLM_NODES nodes and is quorate, then rdlm_controld. Every
+# node of the run must call it.
+membership_start()
+{
+	local repo=${RDLM_REPO:-$(cd ../../.. && pwd)} id=${RDLM_NODE_ID:-1}
+	local i d st nodes quorate logged
+
+	cluster_hooks
+	for d in /etc/corosync /var/lib/corosync; do
+		mountpoint -q $d || mount -t tmpfs -o mode=0755 tmpfs $d ||
+			fail "tmpfs on $d"
+	done
+	"$repo/tools/cluster/corosync-conf" -N "${RDLM_NODES:-1}" \
+		-l "$RDLM_OUT/node$id.corosync.log" >/etc/corosync/corosync.conf ||
+		fail "corosync.conf"
+	# not on the test's stdout: the kselftest runner would wait for it
+	corosync -f </dev/null >>"$RDLM_OUT/node$id.corosync.log" 2>&1 &
+	for ((i = 0; i < 120; i++)); do
+		st=$(corosync-quorumtool -s 2>/dev/null)
+		nodes=$(sed -n 's/^Nodes: *//p' <<<"$st")
+		quorate=$(sed -n 's/^Quorate: *//p' <<<"$st")
+		[ "$nodes" = "${RDLM_NODES:-1}" ] && [ "$quorate" = Yes ] && break
+		kill -0 $! 2>/dev/null || fail "corosync exited: $(tail -n 5 "$RDLM_OUT/node$id.corosync.log")"
+		sleep 0.5
+	done
+	[ "$nodes" = "${RDLM_NODES:-1}" ] && [ "$quorate" = Yes ] ||
+		fail "corosync: ${nodes:-no} nodes, quorate ${quorate:-?} after 60 s"
+	# the log may hold an earlier test's start: look at what comes now
+	logged=$(cat "$(membership_log)" 2>/dev/null | wc -l)
+	"$repo/userspace/rdlm_controld" -f -D </dev/null >>"$(membership_log)" 2>&1 &
+	for ((i = 0; i < 100; i++)); do
+		tail -n +$((logged + 1)) "$(membership_log)" |
+			grep -q "rdlm_controld: started" && return 0
+		kill -0 $! 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "rdlm_controld did not start: $(tail -n 5 "$(membership_log)")"
+}
+
+# stop_pidfile FILE: SIGTERM to the process of a pid file, SIGKILL if it
+# is still there after 30 s
+stop_pidfile()
+{
+	local pid i
+
+	pid=$(cat "$1" 2>/dev/null) || return 0
+	kill "$pid" 2>/dev/null || { rm -f "$1"; return 0; }
+	for ((i = 0; i < 300; i++)); do
+		[ -d "/proc/$pid" ] || break
+		grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null && break
+		sleep 0.1
+	done
+	if ((i == 300)); then
+		echo "membership_stop: $1: pid $pid ignored SIGTERM, killed"
+		kill -KILL "$pid" 2>/dev/null
+	fi
+	wait "$pid" 2>/dev/null
+	rm -f "$1"
+}
+
+# membership_stop: rdlm_controld (it leaves its groups), then corosync
+membership_stop()
+{
+	stop_pidfile $MEMB_CONTROLD_PID
+	stop_pidfile $MEMB_COROSYNC_PID
+	umount /etc/corosync /var/lib/corosync 2>/dev/null
+	return 0
+}
+
+# membership_now LS: this node's current membership of LS, "EPOCH QUORATE
+# NODEID...": the kernel's membership file if it reads back that way, else
+# the last one rdlm_controld logged (kernels without membership support)
+membership_now()
+{
+	local line
+
+	line=$(head -n 1 "$CFS/lockspaces/$1/membership" 2>/dev/null)
+	if [[ $line =~ ^[0-9]+\ [01](\ [0-9]+)+$ ]]; then
+		echo "$line"
+		return
+	fi
+	sed -n "s/^.* rdlm_controld: $1: membership \([0-9][0-9 ]*[0-9]\) ring .*/\1/p" \
+		"$(membership_log)" | tail -n 1
+}
+
+# membership_wait [-a EPOCH] LS QUORATE NODEID...: wait (MEMBERSHIP_WAIT_S,
+# 60 s at most) until LS's membership on this node is QUORATE with exactly
+# these nodes (and, with -a, an epoch above EPOCH); sets MEMBERSHIP to it
+membership_wait()
+{
+	local after=0 ls want i
+
+	[ "$1" = -a ] && { after=$2; shift 2; }
+	ls=$1
+	shift
+	want="$*"
+	for ((i = 0; i < ${MEMBERSHIP_WAIT_S:-60} * 10; i++)); do
+		MEMBERSHIP=$(membership_now "$ls")
+		[ "${MEMBERSHIP#* }" = "$want" ] &&
+			[ "${MEMBERSHIP%% *}" -gt "$after" ] && return 0
+		sleep 0.1
+	done
+	fail "$ls: membership '${MEMBERSHIP:-none}', expected '<epoch> $want' after ${MEMBERSHIP_WAIT_S:-60} s"
 }

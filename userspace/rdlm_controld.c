@@ -1,0 +1,717 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rdlm_controld: cluster membership for rdlm from corosync, in the manner
+ * of fs/dlm's dlm_controld. For every rdlm lockspace enabled on this node
+ * it joins the CPG group "rdlm:<lockspace>" and, on every configuration
+ * change of the group and every change of quorum, writes
+ *
+ *	EPOCH QUORATE NODEID [NODEID...]
+ *
+ * to the lockspace's configfs file "membership". See rdlm_controld(8).
+ */
+#define _GNU_SOURCE	/* ppoll */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <corosync/corotypes.h>
+#include <corosync/cpg.h>
+#include <corosync/quorum.h>
+
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#define __noreturn	__attribute__((noreturn))
+
+#define LSDIR		"/sys/kernel/config/rdlm/lockspaces"
+#define PIDFILE		"/run/rdlm_controld.pid"
+#define GROUP_PREFIX	"rdlm:"
+#define LS_NAME_MAX	(CPG_MAX_NAME_LENGTH - sizeof(GROUP_PREFIX))
+#define MAX_EXCLUDE	64
+#define MAX_LS		1024
+#define LEAVE_TRIES	50	/* of 100 ms: cpg_leave while corosync syncs */
+#define JOIN_WARN	10	/* scans of TRY_AGAIN before we say so */
+#define STALE_WARN_S	5	/* a change waiting this long for quorum */
+
+static const char *prog = "rdlm_controld";
+
+/*
+ * One CPG connection per lockspace: a connection joins one group at most.
+ * A lockspace stays on the list after it is disabled, to keep its epoch.
+ */
+struct ls {
+	struct ls *next;
+	char name[LS_NAME_MAX + 1];
+	struct cpg_name group;
+	cpg_handle_t cpg;	/* 0: no connection */
+	int fd;
+	bool joined;
+	bool enabled;		/* enabled in configfs at the last scan */
+	unsigned int join_tries;
+	/* the group's members as of the last confchg, sorted, unique */
+	uint32_t members[CPG_MEMBERS_MAX];
+	unsigned int nmembers;
+	bool have_members;
+	struct cpg_ring_id ring;	/* from the totem confchg */
+	bool pending;		/* a change not written yet */
+	time_t pending_since;
+	bool stale_logged;
+	uint32_t epoch;		/* last written; kept across leave and join */
+	int written_quorate;	/* -1: nothing written since the join */
+	bool no_file_logged;
+	bool refused_logged;
+};
+
+static struct ls *lockspaces;
+static quorum_handle_t qhandle;
+static int qfd = -1;
+static int quorate = -1;	/* -1: not known yet */
+static uint64_t quorum_seq;
+static bool quorum_known;
+static bool quorum_free;	/* no quorum provider: always quorate */
+static bool debug, foreground;
+static const char *exclude[MAX_EXCLUDE];
+static unsigned int nexclude;
+/* set only inside ppoll(), a call: no volatile needed to see it after */
+static sig_atomic_t stop_signal;
+
+static void vlog(int prio, const char *fmt, va_list ap)
+{
+	char msg[4096];
+	struct timespec ts;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	syslog(prio, "%s", msg);
+	if (foreground || debug) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		fprintf(stderr, "%lld.%03ld %s: %s\n", (long long)ts.tv_sec,
+			ts.tv_nsec / 1000000, prog, msg);
+	}
+}
+
+__printf(1, 2)
+static void log_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_INFO, fmt, ap);
+	va_end(ap);
+}
+
+__printf(1, 2)
+static void log_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(LOG_ERR, fmt, ap);
+	va_end(ap);
+}
+
+__printf(1, 2)
+static void log_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!debug)
+		return;
+	va_start(ap, fmt);
+	vlog(LOG_DEBUG, fmt, ap);
+	va_end(ap);
+}
+
+/* corosync went away under us: nothing we know is true any more */
+static void __noreturn lost_corosync(const char *what,
+						      cs_error_t err)
+{
+	log_err("%s: corosync error %d: lost the connection to corosync, exiting",
+		what, err);
+	unlink(PIDFILE);
+	exit(1);
+}
+
+static bool cs_gone(cs_error_t err)
+{
+	return err == CS_ERR_BAD_HANDLE || err == CS_ERR_LIBRARY;
+}
+
+static bool excluded(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < nexclude; i++)
+		if (!strcmp(exclude[i], name))
+			return true;
+	return false;
+}
+
+static struct ls *ls_find(const char *name)
+{
+	struct ls *ls;
+
+	for (ls = lockspaces; ls; ls = ls->next)
+		if (!strcmp(ls->name, name))
+			return ls;
+	return NULL;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The epoch must keep increasing for the kernel even when this daemon
+ * restarts: continue after what the kernel last accepted, if it shows it.
+ */
+static void ls_epoch_init(struct ls *ls)
+{
+	char path[PATH_MAX], buf[64], *end;
+	unsigned long e;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), LSDIR "/%s/membership", ls->name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	e = strtoul(buf, &end, 10);
+	if (end != buf && e > ls->epoch && e < UINT32_MAX)
+		ls->epoch = e;
+}
+
+/* Write the lockspace's membership to the kernel, and log it. */
+static void ls_write(struct ls *ls)
+{
+	char path[PATH_MAX], line[16 + 11 * CPG_MEMBERS_MAX];
+	unsigned int i;
+	int len, fd;
+	ssize_t n;
+
+	ls->epoch++;
+	len = snprintf(line, sizeof(line), "%u %d", ls->epoch, quorate);
+	for (i = 0; i < ls->nmembers; i++)
+		len += snprintf(line + len, sizeof(line) - len, " %u",
+				ls->members[i]);
+	log_info("%s: membership %s ring %x.%" PRIx64, ls->name, line,
+		 ls->ring.nodeid, ls->ring.seq);
+	line[len++] = '\n';
+	ls->pending = false;
+	ls->stale_logged = false;
+	ls->written_quorate = quorate;
+
+	snprintf(path, sizeof(path), LSDIR "/%s/membership", ls->name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0) {
+		if (!ls->no_file_logged)
+			log_info("%s: cannot open %s: %s (kernel without membership support?); only logging",
+				 ls->name, path, strerror(errno));
+		ls->no_file_logged = true;
+		return;
+	}
+	/* configfs takes an attribute in one write */
+	n = write(fd, line, len);
+	if (n < 0 && (errno == EOPNOTSUPP || errno == ENOENT)) {
+		if (!ls->refused_logged)
+			log_info("%s: the kernel takes no membership here (%s): no lock manager in this lockspace?",
+				 ls->name, strerror(errno));
+		ls->refused_logged = true;
+	} else if (n < 0) {
+		log_err("%s: writing membership %u: %s", ls->name, ls->epoch,
+			strerror(errno));
+	} else if (n != len) {
+		log_err("%s: short write of membership %u", ls->name,
+			ls->epoch);
+	}
+	close(fd);
+}
+
+/*
+ * Members and quorum reach us on two connections. A change is written only
+ * once the quorum service has reported on the same totem ring as the CPG
+ * group (as dlm_controld waits for it): otherwise a node cut off from the
+ * others could write its new, smaller membership with the quorate flag of
+ * the old ring.
+ */
+static void flush_changes(void)
+{
+	time_t now = time(NULL);
+	struct ls *ls;
+
+	if (!quorum_known)
+		return;
+	for (ls = lockspaces; ls; ls = ls->next) {
+		if (!ls->joined || !ls->pending)
+			continue;
+		if (quorum_free || ls->ring.seq == quorum_seq) {
+			ls_write(ls);
+		} else if (!ls->stale_logged &&
+			   now - ls->pending_since >= STALE_WARN_S) {
+			log_info("%s: change waits for quorum of ring %" PRIx64 " (quorum has %" PRIx64 ")",
+				 ls->name, ls->ring.seq, quorum_seq);
+			ls->stale_logged = true;
+		}
+	}
+}
+
+static void ls_mark_pending(struct ls *ls)
+{
+	if (!ls->pending)
+		ls->pending_since = time(NULL);
+	ls->pending = true;
+}
+
+static void confchg_cb(cpg_handle_t handle, const struct cpg_name *group,
+		       const struct cpg_address *members, size_t nmembers,
+		       const struct cpg_address *left, size_t nleft,
+		       const struct cpg_address *joined, size_t njoined)
+{
+	struct ls *ls = NULL;
+	unsigned int i, n = 0;
+
+	(void)group;
+	if (cpg_context_get(handle, (void **)&ls) != CS_OK || !ls)
+		return;
+	for (i = 0; i < nmembers && i < CPG_MEMBERS_MAX; i++)
+		ls->members[i] = members[i].nodeid;
+	qsort(ls->members, i, sizeof(ls->members[0]), cmp_u32);
+	/* one node, one member, however many processes it has in the group */
+	for (nmembers = i, i = 0; i < nmembers; i++)
+		if (!n || ls->members[n - 1] != ls->members[i])
+			ls->members[n++] = ls->members[i];
+	ls->nmembers = n;
+	ls->have_members = true;
+	for (i = 0; i < nleft; i++)
+		log_debug("%s: node %u pid %u left (reason %u)", ls->name,
+			  left[i].nodeid, left[i].pid, left[i].reason);
+	for (i = 0; i < njoined; i++)
+		log_debug("%s: node %u pid %u joined", ls->name,
+			  joined[i].nodeid, joined[i].pid);
+	ls_mark_pending(ls);
+}
+
+static void totem_cb(cpg_handle_t handle, struct cpg_ring_id ring,
+		     uint32_t nmembers, const uint32_t *members)
+{
+	struct ls *ls = NULL;
+
+	(void)members;
+	if (cpg_context_get(handle, (void **)&ls) != CS_OK || !ls)
+		return;
+	log_debug("%s: totem ring %x.%" PRIx64 ", %u nodes", ls->name,
+		  ring.nodeid, ring.seq, nmembers);
+	ls->ring = ring;
+}
+
+static void quorum_cb(quorum_handle_t handle, uint32_t q, uint64_t seq,
+		      uint32_t nview, uint32_t *view)
+{
+	struct ls *ls;
+
+	(void)handle;
+	(void)view;
+	log_debug("quorum: quorate %u ring %" PRIx64 ", %u nodes", q, seq,
+		  nview);
+	if (quorate != (int)!!q)
+		log_info("quorum: %s (ring %" PRIx64 ", %u nodes)",
+			 q ? "quorate" : "not quorate", seq, nview);
+	quorate = !!q;
+	quorum_seq = seq;
+	quorum_known = true;
+	for (ls = lockspaces; ls; ls = ls->next)
+		if (ls->joined && ls->have_members &&
+		    ls->written_quorate != quorate)
+			ls_mark_pending(ls);
+}
+
+static void ls_close(struct ls *ls)
+{
+	if (ls->cpg)
+		cpg_finalize(ls->cpg);
+	ls->cpg = 0;
+	ls->fd = -1;
+	ls->joined = false;
+	ls->have_members = false;
+	ls->pending = false;
+}
+
+/* corosync is syncing: try again at the next scan */
+static bool join_busy(struct ls *ls)
+{
+	if (++ls->join_tries == JOIN_WARN)
+		log_info("%s: corosync still busy, retrying the join",
+			 ls->name);
+	return false;
+}
+
+/* Connect and join the lockspace's group; false: try again at the next scan */
+static bool ls_join(struct ls *ls)
+{
+	cpg_model_v1_data_t model = {
+		.model = CPG_MODEL_V1,
+		.cpg_confchg_fn = confchg_cb,
+		.cpg_totem_confchg_fn = totem_cb,
+		.flags = CPG_MODEL_V1_DELIVER_INITIAL_TOTEM_CONF,
+	};
+	cs_error_t err;
+
+	if (!ls->cpg) {
+		err = cpg_model_initialize(&ls->cpg, CPG_MODEL_V1,
+					   (cpg_model_data_t *)&model, ls);
+		if (err == CS_ERR_LIBRARY)
+			lost_corosync("cpg_model_initialize", err);
+		if (err == CS_ERR_TRY_AGAIN) {
+			ls->cpg = 0;
+			return join_busy(ls);
+		}
+		if (err != CS_OK) {
+			log_err("%s: cpg_model_initialize: corosync error %d",
+				ls->name, err);
+			ls->cpg = 0;
+			return false;
+		}
+		err = cpg_fd_get(ls->cpg, &ls->fd);
+		if (err != CS_OK) {
+			log_err("%s: cpg_fd_get: corosync error %d", ls->name,
+				err);
+			ls_close(ls);
+			return false;
+		}
+	}
+	err = cpg_join(ls->cpg, &ls->group);
+	if (err == CS_ERR_TRY_AGAIN)
+		return join_busy(ls);
+	if (cs_gone(err))
+		lost_corosync("cpg_join", err);
+	if (err != CS_OK) {
+		log_err("%s: cpg_join %s: corosync error %d", ls->name,
+			ls->group.value, err);
+		ls_close(ls);
+		return false;
+	}
+	ls->joined = true;
+	ls->join_tries = 0;
+	ls->written_quorate = -1;
+	ls->no_file_logged = false;
+	ls->refused_logged = false;
+	ls_epoch_init(ls);
+	log_info("%s: joined group %s", ls->name, ls->group.value);
+	return true;
+}
+
+static void ls_leave(struct ls *ls)
+{
+	cs_error_t err = CS_OK;
+	int i;
+
+	if (ls->joined) {
+		for (i = 0; i < LEAVE_TRIES; i++) {
+			err = cpg_leave(ls->cpg, &ls->group);
+			if (err != CS_ERR_TRY_AGAIN)
+				break;
+			usleep(100000);
+		}
+		if (err != CS_OK)
+			log_err("%s: cpg_leave: corosync error %d", ls->name,
+				err);
+		log_info("%s: left group %s", ls->name, ls->group.value);
+	}
+	/* closing the connection leaves the group whatever cpg_leave said */
+	ls_close(ls);
+}
+
+static bool ls_enabled(const char *name)
+{
+	char path[PATH_MAX], buf[16];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), LSDIR "/%s/enable", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 && buf[0] == '1';
+}
+
+static struct ls *ls_new(const char *name)
+{
+	struct ls *ls;
+
+	ls = calloc(1, sizeof(*ls));
+	if (!ls) {
+		log_err("out of memory");
+		return NULL;
+	}
+	strcpy(ls->name, name);
+	ls->group.length = snprintf(ls->group.value, sizeof(ls->group.value),
+				    GROUP_PREFIX "%s", name);
+	ls->fd = -1;
+	ls->written_quorate = -1;
+	ls->next = lockspaces;
+	lockspaces = ls;
+	return ls;
+}
+
+/*
+ * configfs has no inotify (its directories and attributes change without
+ * fsnotify events), so the lockspaces are found by reading the directory
+ * once a second. A lockspace kept here after it is gone keeps its epoch.
+ */
+static void scan(void)
+{
+	static bool toolong_logged;
+	struct dirent *de;
+	unsigned int n = 0;
+	struct ls *ls;
+	DIR *dir;
+
+	for (ls = lockspaces; ls; ls = ls->next) {
+		ls->enabled = false;
+		n++;
+	}
+	dir = opendir(LSDIR);
+	while (dir && (de = readdir(dir))) {
+		if (de->d_name[0] == '.' || excluded(de->d_name))
+			continue;
+		if (strlen(de->d_name) > LS_NAME_MAX) {
+			if (!toolong_logged)
+				log_err("%s: name longer than %zu bytes, not managed",
+					de->d_name, LS_NAME_MAX);
+			toolong_logged = true;
+			continue;
+		}
+		if (!ls_enabled(de->d_name))
+			continue;
+		ls = ls_find(de->d_name);
+		if (!ls && n < MAX_LS) {
+			ls = ls_new(de->d_name);
+			n++;
+		}
+		if (ls)
+			ls->enabled = true;
+	}
+	if (dir)
+		closedir(dir);
+
+	for (ls = lockspaces; ls; ls = ls->next) {
+		if (ls->enabled && !ls->joined)
+			ls_join(ls);
+		else if (!ls->enabled && ls->cpg)
+			ls_leave(ls);
+	}
+}
+
+static void quorum_start(void)
+{
+	quorum_callbacks_t cb = { .quorum_notify_fn = quorum_cb };
+	uint32_t type;
+	cs_error_t err;
+	int q;
+
+	err = quorum_initialize(&qhandle, &cb, &type);
+	if (err != CS_OK) {
+		log_err("quorum_initialize: corosync error %d: is corosync running?",
+			err);
+		exit(1);
+	}
+	if (type != QUORUM_SET) {
+		log_info("corosync has no quorum provider: every node counts as quorate");
+		quorum_free = true;
+	}
+	err = quorum_getquorate(qhandle, &q);
+	if (err != CS_OK)
+		lost_corosync("quorum_getquorate", err);
+	log_info("quorum: %s at start", q ? "quorate" : "not quorate");
+	if (quorum_free) {
+		quorate = 1;
+		quorum_known = true;
+	}
+	err = quorum_trackstart(qhandle, CS_TRACK_CURRENT | CS_TRACK_CHANGES);
+	if (err != CS_OK)
+		lost_corosync("quorum_trackstart", err);
+	err = quorum_fd_get(qhandle, &qfd);
+	if (err != CS_OK)
+		lost_corosync("quorum_fd_get", err);
+}
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static int pidfile_open(void)
+{
+	char buf[32];
+	int fd, len;
+
+	fd = open(PIDFILE, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		log_err("%s: %s", PIDFILE, strerror(errno));
+		return -1;
+	}
+	if (lockf(fd, F_TLOCK, 0) < 0) {
+		log_err("%s is locked: is another rdlm_controld running?",
+			PIDFILE);
+		close(fd);
+		return -1;
+	}
+	len = snprintf(buf, sizeof(buf), "%d\n", getpid());
+	if (ftruncate(fd, 0) < 0 || write(fd, buf, len) != len) {
+		log_err("%s: %s", PIDFILE, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;	/* held open: the lock lives as long as we do */
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"Usage: rdlm_controld [-f] [-D] [-x LOCKSPACE]...\n"
+"\n"
+"Give the rdlm lockspaces of this node their cluster membership from\n"
+"corosync: joins the CPG group rdlm:LOCKSPACE for every enabled lockspace\n"
+"and writes \"EPOCH QUORATE NODEID...\" to its configfs file membership on\n"
+"every change of the group's members or of quorum.\n"
+"\n"
+" -f            stay in the foreground, log to stderr as well as syslog\n"
+" -D            debug messages (to stderr)\n"
+" -x LOCKSPACE  leave LOCKSPACE alone (repeatable)\n"
+" -h            this help\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct pollfd pfd[MAX_LS + 1];
+	struct ls *map[MAX_LS + 1];
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct timespec tick = { .tv_sec = 1 };
+	sigset_t block, orig;
+	time_t last_scan = 0;
+	unsigned int n, i;
+	cs_error_t err;
+	struct ls *ls;
+	int opt, pidfd;
+
+	while ((opt = getopt(argc, argv, "fDx:h")) != -1) {
+		switch (opt) {
+		case 'f':
+			foreground = true;
+			break;
+		case 'D':
+			debug = true;
+			break;
+		case 'x':
+			if (nexclude == MAX_EXCLUDE) {
+				fprintf(stderr, "%s: too many -x\n", prog);
+				return 2;
+			}
+			exclude[nexclude++] = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+
+	openlog(prog, LOG_PID, LOG_DAEMON);
+	if (!foreground && daemon(0, debug) < 0) {
+		log_err("daemon: %s", strerror(errno));
+		return 1;
+	}
+	if (foreground)
+		setvbuf(stderr, NULL, _IOLBF, 0);
+	pidfd = pidfile_open();
+	if (pidfd < 0)
+		return 1;
+
+	/* signals arrive only inside ppoll(): no wake-up is ever lost */
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigprocmask(SIG_BLOCK, &block, &orig);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	quorum_start();
+	log_info("started, pid %d", getpid());
+
+	while (!stop_signal) {
+		if (time(NULL) != last_scan) {
+			scan();
+			last_scan = time(NULL);
+		}
+		flush_changes();
+
+		n = 0;
+		pfd[n].fd = qfd;
+		pfd[n].events = POLLIN;
+		map[n++] = NULL;
+		for (ls = lockspaces; ls; ls = ls->next) {
+			if (!ls->cpg)
+				continue;
+			pfd[n].fd = ls->fd;
+			pfd[n].events = POLLIN;
+			map[n++] = ls;
+		}
+		if (ppoll(pfd, n, &tick, &orig) < 0) {
+			if (errno == EINTR)
+				continue;
+			log_err("ppoll: %s", strerror(errno));
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (!pfd[i].revents)
+				continue;
+			if (!map[i]) {
+				err = quorum_dispatch(qhandle, CS_DISPATCH_ALL);
+				if (err != CS_OK && err != CS_ERR_TRY_AGAIN)
+					lost_corosync("quorum_dispatch", err);
+				continue;
+			}
+			err = cpg_dispatch(map[i]->cpg, CS_DISPATCH_ALL);
+			if (err != CS_OK && err != CS_ERR_TRY_AGAIN)
+				lost_corosync("cpg_dispatch", err);
+		}
+	}
+
+	if (stop_signal)
+		log_info("signal %d: leaving every group", (int)stop_signal);
+	for (ls = lockspaces; ls; ls = ls->next)
+		ls_leave(ls);
+	quorum_finalize(qhandle);
+	unlink(PIDFILE);
+	close(pidfd);
+	log_info("stopped");
+	return stop_signal ? 0 : 1;
+}
