@@ -152,6 +152,7 @@ int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf)
 	ls->memb_epoch = epoch;
 	ls->memb_quorate = quorate;
 	if (!quorate) {
+		ls->memb_in = in;	/* shown; nobody departs without quorum */
 		/* the others recover from us: let go of everything now */
 		pr_warn("lockspace %s: quorum lost (epoch %u), locks are lost\n",
 			ls->name, epoch);

@@ -8,6 +8,12 @@
  *	EPOCH QUORATE NODEID [NODEID...]
  *
  * to the lockspace's configfs file "membership". See rdlm_controld(8).
+ *
+ * A lockspace told it is not quorate stops in the kernel (its locks are
+ * lost: the others recover from this node) and leaves its group; once this
+ * node is quorate again it is restarted (disabled and enabled, from a child
+ * process: disabling waits until its users let go of their lost locks) and
+ * joins as a new member.
  */
 #define _GNU_SOURCE	/* ppoll */
 #include <dirent.h>
@@ -25,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,6 +79,8 @@ struct ls {
 	int written_quorate;	/* -1: nothing written since the join */
 	bool no_file_logged;
 	bool refused_logged;
+	bool stopped;		/* stopped in the kernel: restart, then join */
+	pid_t restart_pid;	/* the child restarting it */
 };
 
 static struct ls *lockspaces;
@@ -236,14 +245,94 @@ static void ls_write(struct ls *ls)
 			log_info("%s: the kernel takes no membership here (%s): no lock manager in this lockspace?",
 				 ls->name, strerror(errno));
 		ls->refused_logged = true;
+	} else if (n < 0 && errno == ESTALE) {
+		/* stopped by an earlier quorum loss (before we started?) */
+		log_info("%s: stopped in the kernel: restart when quorate",
+			 ls->name);
+		ls->stopped = true;
 	} else if (n < 0) {
 		log_err("%s: writing membership %u: %s", ls->name, ls->epoch,
 			strerror(errno));
+	} else if (!quorate) {
+		log_info("%s: stopped on the quorum loss: leaving the group, restart when quorate",
+			 ls->name);
+		ls->stopped = true;
 	} else if (n != len) {
 		log_err("%s: short write of membership %u", ls->name,
 			ls->epoch);
 	}
 	close(fd);
+}
+
+/* Does the kernel say the lockspace stopped (membership "state stopped")? */
+static bool ls_kernel_stopped(const char *name)
+{
+	char path[PATH_MAX], buf[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), LSDIR "/%s/membership", name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return strstr(buf, "\nstate stopped\n") != NULL;
+}
+
+/* The child that restarts a stopped lockspace: enable 0, then 1. */
+static void __noreturn restart_child(const char *name)
+{
+	char path[PATH_MAX];
+	int fd, i;
+
+	snprintf(path, sizeof(path), LSDIR "/%s/enable", name);
+	for (i = 0; i < 2; i++) {
+		fd = open(path, O_WRONLY);
+		if (fd < 0 || write(fd, i ? "1\n" : "0\n", 2) != 2)
+			_exit(1);
+		close(fd);
+	}
+	_exit(0);
+}
+
+/*
+ * A stopped lockspace: once quorate, restart it; when the restart is done,
+ * it joins its group again at the next scan.
+ */
+static void ls_restart(struct ls *ls)
+{
+	int status;
+	pid_t pid;
+
+	if (ls->restart_pid) {
+		pid = waitpid(ls->restart_pid, &status, WNOHANG);
+		if (pid == 0)
+			return;
+		ls->restart_pid = 0;
+		if (pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status)) {
+			log_info("%s: restarted", ls->name);
+			ls->stopped = false;
+		} else {
+			log_err("%s: restart failed, trying again", ls->name);
+		}
+		return;
+	}
+	if (quorate != 1)
+		return;
+	log_info("%s: quorate again: restarting the lockspace (waits for its users to unlock)",
+		 ls->name);
+	pid = fork();
+	if (pid < 0) {
+		log_err("%s: fork: %s", ls->name, strerror(errno));
+		return;
+	}
+	if (pid == 0)
+		restart_child(ls->name);
+	ls->restart_pid = pid;
 }
 
 /*
@@ -516,7 +605,18 @@ static void scan(void)
 		closedir(dir);
 
 	for (ls = lockspaces; ls; ls = ls->next) {
-		if (ls->enabled && !ls->joined)
+		if (ls->stopped && ls->cpg)
+			ls_leave(ls);
+		if (ls->restart_pid)
+			ls_restart(ls);		/* done yet? */
+		else if (ls->stopped && !ls->enabled)
+			ls->stopped = false;	/* taken down meanwhile */
+		else if (ls->stopped)
+			ls_restart(ls);
+		else if (ls->enabled && !ls->joined &&
+			 ls_kernel_stopped(ls->name))
+			ls->stopped = true;	/* restarted from the next scan */
+		else if (ls->enabled && !ls->joined)
 			ls_join(ls);
 		else if (!ls->enabled && ls->cpg)
 			ls_leave(ls);

@@ -24,16 +24,28 @@
  * read takes every name in PR with the LVB and prints "name N value V
  * valid|invalid"; it exits non-zero if any lock fails.
  *
- * hold takes NAME in EX, creates FILE and waits to be killed. wait asks
- * for NAME in EX with a timeout, prints "status ERRNO ms T" (0 when
- * granted; T the milliseconds the call took), unlocks and exits 0 if it
- * was granted, 1 if not.
+ * hold takes NAME in EX, creates FILE and waits to be killed; when the
+ * lock is reported lost, it creates FILE.lost. wait asks for NAME in EX
+ * with a timeout, prints "status ERRNO ms T" (0 when granted; T the
+ * milliseconds the call took), unlocks and exits 0 if it was granted, 1
+ * if not.
+ *
+ * With RDLM_CS_DIR set (a directory every node shares, the test cluster's
+ * output directory), hold and wait check mutual exclusion without the lock
+ * manager's help: once granted they enter a critical section by creating
+ * the directory RDLM_CS_DIR/cs.LS.NAME, which fails if another holder is
+ * inside, and leave it (remove it) before they unlock or when the lock is
+ * lost. A holder already inside is reported on stderr ("VIOLATION") and
+ * the helper exits 3. The directory holds a file naming the holder (node
+ * RDLM_NODE_ID and pid), for whoever must clean up after a dead node.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -154,28 +166,96 @@ static int read_all(int fd, const char *prefix, int names, unsigned int ms)
 	return rc;
 }
 
-static int hold(int fd, const char *name, const char *file)
+/* The critical section of RDLM_CS_DIR: its directory and owner file. */
+static char cs_dir[4096], cs_owner[4200];
+static volatile sig_atomic_t cs_inside;
+
+static int cs_enter(const char *ls, const char *name)
 {
+	const char *dir = getenv("RDLM_CS_DIR");
+	const char *node = getenv("RDLM_NODE_ID");
+	char who[256];
+	FILE *f;
+
+	if (!dir)
+		return 0;
+	snprintf(cs_dir, sizeof(cs_dir), "%s/cs.%s.%s", dir, ls, name);
+	snprintf(cs_owner, sizeof(cs_owner), "%s/owner", cs_dir);
+	if (mkdir(cs_dir, 0755)) {
+		f = fopen(cs_owner, "r");
+		if (!f || !fgets(who, sizeof(who), f))
+			snprintf(who, sizeof(who), "unknown (%s)\n",
+				 strerror(errno));
+		if (f)
+			fclose(f);
+		fprintf(stderr, "fault_helper: VIOLATION: %s %s granted to node %s pid %d while held by %s",
+			ls, name, node ? node : "?", getpid(), who);
+		return -1;
+	}
+	f = fopen(cs_owner, "w");
+	if (f) {
+		fprintf(f, "node %s pid %d\n", node ? node : "?", getpid());
+		fclose(f);
+	}
+	cs_inside = 1;
+	return 0;
+}
+
+/* async-signal-safe: from the SIGTERM handler too */
+static void cs_leave(void)
+{
+	if (!cs_inside)
+		return;
+	cs_inside = 0;
+	unlink(cs_owner);
+	rmdir(cs_dir);
+}
+
+static void hold_term(int sig)
+{
+	(void)sig;
+	cs_leave();
+	_exit(0);
+}
+
+static int hold(int fd, const char *ls, const char *name, const char *file)
+{
+	char lost[4200];
+	struct rdlm_event ev;
 	uint32_t lkid, sbf;
 	uint64_t v;
 	FILE *f;
 	int ret;
 
+	signal(SIGTERM, hold_term);
 	ret = lvb_lock(fd, name, RDLM_LOCK_EX, 0, &lkid, &v, &sbf);
 	if (ret) {
 		fprintf(stderr, "fault_helper: hold %s: %s\n", name,
 			strerror(-ret));
 		return 1;
 	}
+	if (cs_enter(ls, name))
+		return 3;
 	f = fopen(file, "w");
 	if (!f)
 		return 1;
 	fclose(f);
+	while (!rdlm_read_event(fd, &ev)) {
+		if (ev.type != RDLM_EV_COMPLETION || ev.lkid != lkid ||
+		    !(ev.sb_flags & RDLM_SBF_LOST))
+			continue;
+		cs_leave();
+		snprintf(lost, sizeof(lost), "%s.lost", file);
+		f = fopen(lost, "w");
+		if (f)
+			fclose(f);
+	}
 	for (;;)
 		pause();
 }
 
-static int wait_lock(int fd, const char *name, unsigned int ms)
+static int wait_lock(int fd, const char *ls, const char *name,
+		     unsigned int ms)
 {
 	unsigned long long t0 = now_ms();
 	uint32_t lkid, sbf;
@@ -187,6 +267,9 @@ static int wait_lock(int fd, const char *name, unsigned int ms)
 	fflush(stdout);
 	if (ret)
 		return 1;
+	if (cs_enter(ls, name))
+		return 3;
+	cs_leave();
 	return rdlm_unlock(fd, lkid, NULL) ? 1 : 0;
 }
 
@@ -221,9 +304,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (is_hold)
-		return hold(fd, argv[3], argv[4]);
+		return hold(fd, argv[2], argv[3], argv[4]);
 	if (is_wait)
-		return wait_lock(fd, argv[3], atoi(argv[4]));
+		return wait_lock(fd, argv[2], argv[3], atoi(argv[4]));
 	if (is_read)
 		return read_all(fd, argv[3], names, atoi(argv[5]));
 	return count(fd, argv[3], names, atof(argv[5]), atoi(argv[6]));
