@@ -115,6 +115,8 @@ struct rdlm_uevent {
  * @events: queued &struct rdlm_uevent, oldest first
  * @wait: read()/poll(), blocked callers, close()
  * @closing: release() runs: completions unlock whatever they grant
+ * @watch: membership events of @ls (RDLM_JOIN_RECOVERY)
+ * @watching: @watch is registered
  */
 struct rdlm_file {
 	struct kref ref;
@@ -128,6 +130,8 @@ struct rdlm_file {
 	struct list_head events;
 	wait_queue_head_t wait;
 	bool closing;
+	struct rdlm_watch watch;
+	bool watching;
 };
 
 /**
@@ -626,6 +630,45 @@ static long rdlm_ioctl_version(struct rdlm_version __user *uarg)
 	return 0;
 }
 
+/* A membership event, allocated and counted like a completion event. */
+static void rdlm_dev_recovery_event(struct rdlm_file *rf, u32 type, u64 user,
+				    u32 mode)
+{
+	struct rdlm_uevent *uev;
+
+	if (rdlm_uevent_alloc(rf, &uev))
+		return;		/* dropped, as uapi/linux/rdlm.h says */
+	uev->ev.size = sizeof(uev->ev);
+	uev->ev.type = type;
+	uev->ev.user = user;
+	uev->ev.mode = mode;
+	spin_lock(&rf->lock);
+	rdlm_dev_queue_event(rf, uev);
+	spin_unlock(&rf->lock);
+}
+
+static void rdlm_dev_recover_prep(void *arg)
+{
+	rdlm_dev_recovery_event(arg, RDLM_EV_RECOVER_PREP, 0, 0);
+}
+
+static void rdlm_dev_recover_slot(void *arg, u32 nodeid)
+{
+	rdlm_dev_recovery_event(arg, RDLM_EV_RECOVER_SLOT, nodeid, 0);
+}
+
+static void rdlm_dev_recover_done(void *arg, u32 epoch, const u32 *nodeids,
+				  u32 nr)
+{
+	rdlm_dev_recovery_event(arg, RDLM_EV_RECOVER_DONE, epoch, nr);
+}
+
+static const struct rdlm_lockspace_ops rdlm_dev_recovery_ops = {
+	.recover_prep	= rdlm_dev_recover_prep,
+	.recover_slot	= rdlm_dev_recover_slot,
+	.recover_done	= rdlm_dev_recover_done,
+};
+
 static long rdlm_ioctl_join(struct rdlm_file *rf, struct rdlm_join __user *uarg)
 {
 	struct rdlm_lockspace *ls;
@@ -635,7 +678,8 @@ static long rdlm_ioctl_join(struct rdlm_file *rf, struct rdlm_join __user *uarg)
 
 	if (copy_from_user(&join, uarg, sizeof(join)))
 		return -EFAULT;
-	if (join.size != sizeof(join) || join.flags || join.reserved)
+	if (join.size != sizeof(join) || (join.flags & ~RDLM_JOIN_RECOVERY) ||
+	    join.reserved)
 		return -EINVAL;
 	len = strnlen(join.name, sizeof(join.name));
 	if (len == sizeof(join.name))
@@ -657,6 +701,11 @@ static long rdlm_ioctl_join(struct rdlm_file *rf, struct rdlm_join __user *uarg)
 		goto out;
 	}
 	rf->ls = ls;
+	if (join.flags & RDLM_JOIN_RECOVERY) {
+		rdlm_lockspace_watch(ls, &rf->watch, &rdlm_dev_recovery_ops,
+				     rf);
+		rf->watching = true;
+	}
 out:
 	mutex_unlock(&rf->mutex);
 	return ret;
@@ -1203,6 +1252,8 @@ static int rdlm_release(struct inode *inode, struct file *file)
 {
 	struct rdlm_file *rf = file->private_data;
 
+	if (rf->watching)
+		rdlm_lockspace_unwatch(rf->ls, &rf->watch);
 	if (rf->ls) {
 		rdlm_dev_release_locks(rf);
 		wait_event_idle_timeout(rf->wait, !READ_ONCE(rf->nr_locks),

@@ -203,6 +203,7 @@ struct rdlm_lockspace {
 	u32 memb_grace_ms;
 	u32 memb_recoveries;
 	struct delayed_work memb_work;	/* recovery when a grace ends */
+	struct list_head watchers;	/* &struct rdlm_watch */
 };
 
 /* Lock manager messages (SEND, struct rdlm_msg.type), next to the engines'. */

@@ -32,10 +32,46 @@
 
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "lock_priv.h"
+
+/* The watchers' callbacks (rdlm_lockspace_watch()). */
+static void rdlm_memb_prep(struct rdlm_lockspace *ls)
+{
+	struct rdlm_watch *w;
+
+	list_for_each_entry(w, &ls->watchers, entry)
+		if (w->ops->recover_prep)
+			w->ops->recover_prep(w->arg);
+}
+
+static void rdlm_memb_slot(struct rdlm_lockspace *ls, u32 nodeid)
+{
+	struct rdlm_watch *w;
+
+	list_for_each_entry(w, &ls->watchers, entry)
+		if (w->ops->recover_slot)
+			w->ops->recover_slot(w->arg, nodeid);
+}
+
+/* The membership is in force once nobody waits for recovery. */
+static void rdlm_memb_done(struct rdlm_lockspace *ls)
+{
+	u32 ids[RDLM_MAX_MEMBERS], nr = 0, i;
+	struct rdlm_watch *w;
+
+	if (ls->memb_pending || ls->memb_stopped)
+		return;
+	for (i = 0; i < ls->nr_members; i++)
+		if (ls->memb_in & BIT_ULL(i))
+			ids[nr++] = ls->members[i];
+	list_for_each_entry(w, &ls->watchers, entry)
+		if (w->ops->recover_done)
+			w->ops->recover_done(w->arg, ls->memb_epoch, ids, nr);
+}
 
 /* Recover now from every departed member whose time has come. */
 static void rdlm_memb_recover_due(struct rdlm_lockspace *ls, u64 force)
@@ -63,6 +99,7 @@ static void rdlm_memb_recover_due(struct rdlm_lockspace *ls, u64 force)
 			rdlm_ls_call_member_down(ls, i, ls->memb_epoch);
 		ls->memb_recoveries++;
 		rdlm_ls_unlock(ls);
+		rdlm_memb_slot(ls, ls->members[i]);
 	}
 	if (rearm)
 		mod_delayed_work(ls->wq, &ls->memb_work,
@@ -76,7 +113,10 @@ static void rdlm_memb_work(struct work_struct *work)
 						 memb_work);
 
 	mutex_lock(&ls->memb_mutex);
-	rdlm_memb_recover_due(ls, 0);
+	if (ls->memb_pending) {
+		rdlm_memb_recover_due(ls, 0);
+		rdlm_memb_done(ls);
+	}
 	mutex_unlock(&ls->memb_mutex);
 }
 
@@ -157,6 +197,7 @@ int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf)
 		pr_warn("lockspace %s: quorum lost (epoch %u), locks are lost\n",
 			ls->name, epoch);
 		ls->memb_stopped = true;
+		rdlm_memb_prep(ls);
 		spin_lock_bh(&ls->lock);
 		ls->dead = true;
 		rdlm_ls_fail_all(ls);
@@ -167,6 +208,8 @@ int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf)
 	departed = ls->memb_in & ~in;
 	joined = in & ~ls->memb_in;
 	ls->memb_in = in;
+	if (departed)
+		rdlm_memb_prep(ls);
 	for (i = 0; i < ls->nr_members; i++) {
 		bit = BIT_ULL(i);
 		if (departed & bit) {
@@ -191,6 +234,7 @@ int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf)
 		}
 	}
 	rdlm_memb_recover_due(ls, 0);
+	rdlm_memb_done(ls);
 out:
 	mutex_unlock(&ls->memb_mutex);
 	return ret;
@@ -217,6 +261,7 @@ int rdlm_lockspace_fence_ack(struct rdlm_lockspace *ls, u32 nodeid)
 		pr_info("lockspace %s: node %u fencing acknowledged\n",
 			ls->name, nodeid);
 		rdlm_memb_recover_due(ls, BIT_ULL(idx));
+		rdlm_memb_done(ls);
 		ret = 0;
 	}
 	mutex_unlock(&ls->memb_mutex);
@@ -274,6 +319,48 @@ int rdlm_lockspace_show_membership(struct rdlm_lockspace *ls, char *buf,
 }
 
 /**
+ * rdlm_lockspace_watch() - be told of a lockspace's membership changes
+ * @ls: lockspace from rdlm_lockspace_find()
+ * @w: the registration, caller memory until rdlm_lockspace_unwatch()
+ * @ops: callbacks (&struct rdlm_lockspace_ops)
+ * @arg: their first argument
+ *
+ * A cluster file system uses it as fs/dlm's lockspace ops: to stop what
+ * depends on a departed node, and to replay its journal once its locks
+ * were recovered. Events come only while the lockspace's membership is
+ * managed (rdlm_controld, Documentation/membership.rst).
+ *
+ * Context: process, sleeps.
+ */
+void rdlm_lockspace_watch(struct rdlm_lockspace *ls, struct rdlm_watch *w,
+			  const struct rdlm_lockspace_ops *ops, void *arg)
+{
+	w->ops = ops;
+	w->arg = arg;
+	mutex_lock(&ls->memb_mutex);
+	list_add_tail(&w->entry, &ls->watchers);
+	mutex_unlock(&ls->memb_mutex);
+}
+EXPORT_SYMBOL_GPL(rdlm_lockspace_watch);
+
+/**
+ * rdlm_lockspace_unwatch() - undo rdlm_lockspace_watch()
+ * @ls: lockspace
+ * @w: the registration
+ *
+ * When it returns, no callback of @w runs or will run.
+ *
+ * Context: process, sleeps; not from a callback of @ls.
+ */
+void rdlm_lockspace_unwatch(struct rdlm_lockspace *ls, struct rdlm_watch *w)
+{
+	mutex_lock(&ls->memb_mutex);
+	list_del(&w->entry);
+	mutex_unlock(&ls->memb_mutex);
+}
+EXPORT_SYMBOL_GPL(rdlm_lockspace_unwatch);
+
+/**
  * rdlm_memb_init() - set up a new lockspace's membership: static
  * @ls: lockspace being created
  * @grace_ms: recovery grace
@@ -281,6 +368,7 @@ int rdlm_lockspace_show_membership(struct rdlm_lockspace *ls, char *buf,
 void rdlm_memb_init(struct rdlm_lockspace *ls, u32 grace_ms)
 {
 	mutex_init(&ls->memb_mutex);
+	INIT_LIST_HEAD(&ls->watchers);
 	INIT_DELAYED_WORK(&ls->memb_work, rdlm_memb_work);
 	ls->memb_grace_ms = grace_ms;
 }

@@ -31,7 +31,8 @@ int rdlm_open(const char *lockspace, unsigned int flags)
 		return -EINVAL;
 	if (strlen(lockspace) >= sizeof(join.name))
 		return -E2BIG;
-	if (flags & ~(RDLM_OPEN_CLOEXEC | RDLM_OPEN_NONBLOCK))
+	if (flags & ~(RDLM_OPEN_CLOEXEC | RDLM_OPEN_NONBLOCK |
+		      RDLM_OPEN_RECOVERY))
 		return -EINVAL;
 	if (flags & RDLM_OPEN_CLOEXEC)
 		oflags |= O_CLOEXEC;
@@ -45,6 +46,8 @@ int rdlm_open(const char *lockspace, unsigned int flags)
 	}
 	memset(&join, 0, sizeof(join));
 	join.size = sizeof(join);
+	if (flags & RDLM_OPEN_RECOVERY)
+		join.flags = RDLM_JOIN_RECOVERY;
 	strcpy(join.name, lockspace);
 	ret = rdlm_ioctl(fd, RDLM_IOC_JOIN, &join);
 	if (ret < 0) {

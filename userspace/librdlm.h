@@ -34,6 +34,7 @@ extern "C" {
 /* rdlm_open() flags */
 #define RDLM_OPEN_CLOEXEC	0x1	/* O_CLOEXEC on the descriptor */
 #define RDLM_OPEN_NONBLOCK	0x2	/* O_NONBLOCK: rdlm_read_event() never waits */
+#define RDLM_OPEN_RECOVERY	0x4	/* read membership events (RDLM_EV_RECOVER_*) too */
 
 int rdlm_open(const char *lockspace, unsigned int flags);
 int rdlm_close(int fd);

@@ -25,6 +25,7 @@
 #ifndef _LINUX_RDLM_H
 #define _LINUX_RDLM_H
 
+#include <linux/list.h>
 #include <linux/types.h>
 #include <uapi/linux/rdlm.h>
 
@@ -49,8 +50,44 @@ struct rdlm_lksb {
 	char *lvb;
 };
 
+/**
+ * struct rdlm_lockspace_ops - membership events of a lockspace, for a
+ *	cluster file system (the shape of fs/dlm's dlm_lockspace_ops)
+ * @recover_prep: the membership changes and some node departed, or this
+ *	node lost quorum (then its locks are reported lost and the lockspace
+ *	stops): what depends on other nodes' locks waits
+ * @recover_slot: the locks of departed node @nodeid were recovered: others
+ *	may be granted what it held; replay its journal now
+ * @recover_done: the membership @nodeids (@nr of them, ascending) of
+ *	@epoch is in force and no departed node waits for recovery
+ *
+ * Every member may be NULL. They are called in process context, one at a
+ * time per lockspace, and may sleep, but must not watch or unwatch.
+ */
+struct rdlm_lockspace_ops {
+	void (*recover_prep)(void *arg);
+	void (*recover_slot)(void *arg, u32 nodeid);
+	void (*recover_done)(void *arg, u32 epoch, const u32 *nodeids, u32 nr);
+};
+
+/**
+ * struct rdlm_watch - one registration of rdlm_lockspace_watch(), caller
+ *	memory, opaque
+ * @entry: in the lockspace's list
+ * @ops: the callbacks
+ * @arg: their first argument
+ */
+struct rdlm_watch {
+	struct list_head entry;
+	const struct rdlm_lockspace_ops *ops;
+	void *arg;
+};
+
 int rdlm_lockspace_find(const char *name, struct rdlm_lockspace **lsp);
 void rdlm_lockspace_put(struct rdlm_lockspace *ls);
+void rdlm_lockspace_watch(struct rdlm_lockspace *ls, struct rdlm_watch *w,
+			  const struct rdlm_lockspace_ops *ops, void *arg);
+void rdlm_lockspace_unwatch(struct rdlm_lockspace *ls, struct rdlm_watch *w);
 
 int rdlm_lock(struct rdlm_lockspace *ls, int mode, struct rdlm_lksb *lksb,
 	      u32 flags, const void *name, unsigned int namelen,

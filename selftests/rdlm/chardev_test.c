@@ -233,7 +233,7 @@ TEST_F(dev, join_bad_input)
 	EXPECT_EQ(-1, ioctl(self->fd, RDLM_IOC_JOIN, &j));
 	EXPECT_EQ(EINVAL, errno);
 	j.size = sizeof(j);
-	j.flags = 1;
+	j.flags = RDLM_JOIN_RECOVERY << 1;	/* unknown flag */
 	EXPECT_EQ(-1, ioctl(self->fd, RDLM_IOC_JOIN, &j));
 	EXPECT_EQ(EINVAL, errno);
 	j.flags = 0;

@@ -6,6 +6,7 @@
  *        fault_helper read LS PREFIX NAMES TIMEOUT_MS
  *        fault_helper hold LS NAME FILE
  *        fault_helper wait LS NAME TIMEOUT_MS
+ *        fault_helper events LS FILE
  *
  * count repeats for SECS seconds: take one of NAMES names (PREFIX0, ...)
  * in EX with the LVB and a timeout of TIMEOUT_MS, add one to the counter
@@ -26,9 +27,13 @@
  *
  * hold takes NAME in EX, creates FILE and waits to be killed; when the
  * lock is reported lost, it creates FILE.lost. wait asks for NAME in EX
- * with a timeout, prints "status ERRNO ms T" (0 when granted; T the
- * milliseconds the call took), unlocks and exits 0 if it was granted, 1
- * if not.
+ * with a timeout and the LVB, prints "status ERRNO ms T" (0 when granted;
+ * T the milliseconds the call took) and, if granted, " lvb valid" or
+ * " lvb invalid" (RDLM_SBF_VALNOTVALID), unlocks and exits 0 if it was
+ * granted, 1 if not.
+ *
+ * events joins LS for its membership events and appends one line per
+ * event to FILE until killed: "prep", "slot NODEID", "done EPOCH MEMBERS".
  *
  * With RDLM_CS_DIR set (a directory every node shares, the test cluster's
  * output directory), hold and wait check mutual exclusion without the lock
@@ -263,7 +268,9 @@ static int wait_lock(int fd, const char *ls, const char *name,
 	int ret;
 
 	ret = lvb_lock(fd, name, RDLM_LOCK_EX, ms, &lkid, &v, &sbf);
-	printf("status %d ms %llu\n", -ret, now_ms() - t0);
+	printf("status %d ms %llu%s\n", -ret, now_ms() - t0,
+	       ret ? "" : sbf & RDLM_SBF_VALNOTVALID ? " lvb invalid" :
+	       " lvb valid");
 	fflush(stdout);
 	if (ret)
 		return 1;
@@ -273,20 +280,52 @@ static int wait_lock(int fd, const char *ls, const char *name,
 	return rdlm_unlock(fd, lkid, NULL) ? 1 : 0;
 }
 
+static int events(const char *ls, const char *file)
+{
+	struct rdlm_event ev;
+	FILE *f;
+	int fd;
+
+	fd = rdlm_open(ls, RDLM_OPEN_CLOEXEC | RDLM_OPEN_RECOVERY);
+	if (fd < 0) {
+		fprintf(stderr, "fault_helper: join %s: %s\n", ls,
+			strerror(-fd));
+		return 1;
+	}
+	f = fopen(file, "a");
+	if (!f)
+		return 1;
+	setvbuf(f, NULL, _IOLBF, 0);
+	while (!rdlm_read_event(fd, &ev)) {
+		if (ev.type == RDLM_EV_RECOVER_PREP)
+			fprintf(f, "prep\n");
+		else if (ev.type == RDLM_EV_RECOVER_SLOT)
+			fprintf(f, "slot %llu\n", (unsigned long long)ev.user);
+		else if (ev.type == RDLM_EV_RECOVER_DONE)
+			fprintf(f, "done %llu %u\n",
+				(unsigned long long)ev.user, ev.mode);
+	}
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	int is_count = argc == 7 && !strcmp(argv[1], "count");
 	int is_read = argc == 6 && !strcmp(argv[1], "read");
 	int is_hold = argc == 5 && !strcmp(argv[1], "hold");
 	int is_wait = argc == 5 && !strcmp(argv[1], "wait");
+	int is_events = argc == 4 && !strcmp(argv[1], "events");
 	int fd, names = 1;
 
+	if (is_events)
+		return events(argv[2], argv[3]);
 	if (!is_count && !is_read && !is_hold && !is_wait) {
 		fprintf(stderr,
 			"usage: fault_helper count LS PREFIX NAMES SECS TIMEOUT_MS\n"
 			"       fault_helper read LS PREFIX NAMES TIMEOUT_MS\n"
 			"       fault_helper hold LS NAME FILE\n"
-			"       fault_helper wait LS NAME TIMEOUT_MS\n");
+			"       fault_helper wait LS NAME TIMEOUT_MS\n"
+			"       fault_helper events LS FILE\n");
 		return 2;
 	}
 	if (is_count || is_read)

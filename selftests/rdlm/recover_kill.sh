@@ -6,12 +6,16 @@
 #  - node 3 holds A in EX, node 2 waits for A;
 #  - node 1 holds B in EX, node 3 waits for B, then node 2 (behind it);
 #  - node 3's QEMU is killed (no goodbye on the wire);
-#  - node 2 must be granted A (its holder died), and B once node 1 lets
-#    it go (the dead waiter ahead of it is skipped); afterwards nodes 1
-#    and 2 lock both names again;
+#  - node 2 must be granted A (its holder died, so A's LVB is invalid),
+#    and B once node 1 lets it go (the dead waiter ahead of it is skipped;
+#    B's LVB stays valid where no lease broke node 1's hold); afterwards
+#    nodes 1 and 2 lock both names again;
 #  - node 3 boots again (a reset machine), joins corosync and every
 #    lockspace, and locks A, B and a name homed on itself; so do nodes 1
-#    and 2.
+#    and 2;
+#  - a program on node 2 that joined lk-dqnl for membership events reads
+#    prep, slot 3 and done with 2 members after the kill, done with 3
+#    after the rejoin.
 # Without recovery the queue engines wait for the dead node for ever, and
 # central until the lease ends: its leases are made 60 s long here, so that
 # only recovery can grant in time. The bakery keeps its 2 s lease, which is
@@ -96,6 +100,7 @@ rk_locks()
 	done
 	barrier rk-rejoin-locked 600
 	trap fabric_cleanup EXIT
+	[ -n "${EVPID:-}" ] && kill $EVPID && wait $EVPID
 	membership_stop
 	"$CONFIGURE" down || fail "configure down"
 	rdlm_unload
@@ -112,6 +117,12 @@ if [ "${RDLM_BOOT:-1}" -gt 1 ]; then
 fi
 
 rk_up
+EVLS=lk-dqnl
+EVPID=
+if [ "$ME" = 2 ]; then
+	"$HELPER" events $EVLS "$TMP/events" &
+	EVPID=$!
+fi
 barrier rk-ready 300
 
 if [ "$ME" = 1 ]; then
@@ -179,15 +190,41 @@ if [ "$ME" = 2 ]; then
 	for ls in $LSS; do
 		wait ${wa[$ls]} ||
 			fail "$ls: A not granted after its holder died: $(cat "$TMP/a.$ls")"
+		grep -q "lvb invalid" "$TMP/a.$ls" ||
+			fail "$ls: A's LVB valid after its EX holder died: $(cat "$TMP/a.$ls")"
 		echo "$ls: A granted $((($(date +%s%N) - t0) / 1000000)) ms after the kill ($(cat "$TMP/a.$ls"))"
 	done
 	for ls in $LSS; do
 		wait ${wb[$ls]} ||
 			fail "$ls: B not granted past a dead waiter: $(cat "$TMP/b.$ls")"
+		[[ $ls = *bakery* ]] || grep -q "lvb valid" "$TMP/b.$ls" ||
+			fail "$ls: B's LVB invalid, its holder released it: $(cat "$TMP/b.$ls")"
 		echo "$ls: B granted $((($(date +%s%N) - t0) / 1000000)) ms after the kill ($(cat "$TMP/b.$ls"))"
 	done
 fi
 barrier rk-granted 600
+
+# events_after REGEX...: within 30 s, the last lines of the events file
+# match these, in this order
+events_after()
+{
+	local i k ok lines
+
+	for ((i = 0; i < 300; i++)); do
+		mapfile -t lines < <(tail -n $# "$TMP/events")
+		ok=$((${#lines[@]} == $#))
+		for ((k = 0; ok && k < $#; k++)); do
+			[[ ${lines[k]} =~ ^${@:k+1:1}$ ]] || ok=0
+		done
+		[ $ok = 1 ] && return 0
+		sleep 0.1
+	done
+	fail "$EVLS: membership events $(tr '\n' ',' <"$TMP/events") do not end with: $*"
+}
+if [ "$ME" = 2 ]; then
+	events_after prep "slot $VICTIM" "done [0-9]+ 2"
+	echo "$EVLS: membership events: $(tr '\n' ' ' <"$TMP/events")"
+fi
 
 # both names work for the survivors, one node after the other
 for ls in $LSS; do
@@ -208,5 +245,6 @@ for ls in $LSS; do
 done
 NODES=3
 barrier rk-rejoined 600
+[ "$ME" = 2 ] && events_after "done [0-9]+ 3"
 rk_locks
 echo "node$VICTIM rejoined, everyone locks on every engine"

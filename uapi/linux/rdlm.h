@@ -77,7 +77,8 @@ struct rdlm_version {
 /**
  * struct rdlm_join - argument of RDLM_IOC_JOIN
  * @size: sizeof(struct rdlm_join)
- * @flags: must be zero
+ * @flags: 0, or RDLM_JOIN_RECOVERY: the file also reads the lockspace's
+ *	membership events (RDLM_EV_RECOVER_*)
  * @reserved: must be zero
  * @name: lockspace name as configured in configfs, NUL-terminated, the rest
  *	of the buffer zero; a name that does not fit is -E2BIG
@@ -86,6 +87,8 @@ struct rdlm_version {
  * that name is enabled on this node: configured but disabled is the same),
  * -EPERM (its uid/gid/mode do not let the caller in).
  */
+#define RDLM_JOIN_RECOVERY	0x1
+
 struct rdlm_join {
 	__u32 size;
 	__u32 flags;
@@ -243,24 +246,32 @@ struct rdlm_ls_stats {
 /* Event types read() from the file. */
 #define RDLM_EV_COMPLETION	1	/* a request completed: @status */
 #define RDLM_EV_BLOCKING	2	/* a request waits for a mode you block */
+/* Membership events, with RDLM_JOIN_RECOVERY (Documentation/membership.rst) */
+#define RDLM_EV_RECOVER_PREP	3	/* a node departed, or quorum lost */
+#define RDLM_EV_RECOVER_SLOT	4	/* node @user's locks were recovered */
+#define RDLM_EV_RECOVER_DONE	5	/* epoch @user with @mode members */
 
 /**
  * struct rdlm_event - one record read() from /dev/rdlm
  * @size: sizeof(struct rdlm_event), set by the kernel
  * @type: RDLM_EV_*
- * @lkid: the lock
+ * @lkid: the lock (0 in membership events)
  * @status: completion: 0 (granted), -EAGAIN, -ETIMEDOUT, -RDLM_ECANCEL,
  *	-RDLM_EUNLOCK, -ENOLCK, -ENOTCONN, -EDEADLK, -EIO (an unlock or
  *	down-conversion whose LVB write the home did not confirm)
- * @mode: completion: the lock's mode now; blocking: the mode waited for
+ * @mode: completion: the lock's mode now; blocking: the mode waited for;
+ *	RECOVER_DONE: the number of members
  * @sb_flags: completion: RDLM_SBF_*
- * @user: the lock's cookie (struct rdlm_lock_req.user)
+ * @user: the lock's cookie (struct rdlm_lock_req.user); RECOVER_SLOT: the
+ *	departed node's id; RECOVER_DONE: the membership's epoch
  * @lvb: completion of a grant with RDLM_LKF_VALBLK: the lock value block
  * @reserved: zero
  *
  * read() returns as many whole records as fit (-EINVAL if not even one
  * does), blocks unless O_NONBLOCK (-EAGAIN), and is interrupted by signals.
  * A lock's blocking notices are coalesced until it is converted or released.
+ * Membership events beyond the lockspace's max_locks_per_file unread
+ * events are dropped.
  */
 struct rdlm_event {
 	__u32 size;
