@@ -251,6 +251,7 @@ static const struct dq_proto dqnl_proto = {
 	.atomic_done = dqnl_atomic_done,
 	.notice = dqnl_notice,
 	.release = dqnl_release,
+	.tail = tail,
 	.frozen = dqnl_frozen,
 	.thawed = dqnl_thawed,
 };
@@ -260,6 +261,7 @@ static const struct dq_proto dqnl_sf_proto = {
 	.atomic_done = dqnl_atomic_done,
 	.notice = dqnl_notice,
 	.release = dqnl_release,
+	.tail = tail,
 	.frozen = dqnl_frozen,
 	.thawed = sf_thawed,
 };

@@ -651,6 +651,15 @@ static void dq_home_complete(struct rdlm_engine *eng,
 	if (!kind || slot >= eng->p.nr_slots)
 		return;
 	s = &e->slots[slot];
+	if (kind == DQ_HC_PROBE) {
+		u32 t = e->proto->tail(cqe->value);
+
+		/* a failed probe may have missed such a tail */
+		if (cqe->status || (t && t != DQ_FROZEN &&
+				    dq_id_node(t) == cqe->cookie >> 48))
+			dq_home_recover(eng, slot, out);
+		return;
+	}
 	if (kind == DQ_HC_MSG) {
 		if (cqe->status)
 			dq_msg_lost(eng, cqe->cookie, slot, out);
@@ -817,6 +826,29 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	}
 }
 
+/*
+ * Read each of our words: a queue whose tail is @node's request has nobody
+ * behind it to notice the death, and once @node rejoins, a request that
+ * queued there would send its notice to the new incarnation, which drops
+ * it (or, if its identity is reused, takes it for its own): recover those.
+ * The reads complete long before @node can rejoin (the recovery grace).
+ */
+static void dq_home_probe(struct rdlm_engine *eng, u32 node,
+			  struct rdlm_out *out)
+{
+	struct rdlm_verb v;
+	u32 slot;
+
+	memset(&v, 0, sizeof(v));
+	v.kind = RDLM_VERB_READ;
+	v.node = eng->p.node;
+	for (slot = 0; slot < eng->p.nr_slots; slot++) {
+		v.slot = slot;
+		v.cookie = (DQ_HC_PROBE | (u64)node << 16) << 32 | slot;
+		rdlm_engine_post(eng, out, &v);
+	}
+}
+
 /**
  * dq_member_down() - &rdlm_engine_ops.member_down of the queue engines
  * @eng: instance
@@ -824,8 +856,9 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
  * @epoch: new membership epoch (unused: deaths are counted per instance)
  * @out: call context
  *
- * Fails or fences the requests on words @node was home of, and asks the
- * homes of words whose queue may run through @node to recover them.
+ * Fails or fences the requests on words @node was home of, asks the homes
+ * of words whose queue may run through @node to recover them, and as a
+ * home, recovers its words whose queue ends in @node.
  */
 void dq_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 		    struct rdlm_out *out)
@@ -845,6 +878,7 @@ void dq_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 	if (e->proto->home_down)
 		e->proto->home_down(eng, out);
 	rdlm_spin_unlock(&eng->lock, flags);
+	dq_home_probe(eng, node, out);
 	/* member side */
 	for (i = 0; i < eng->p.nr_reqs; i++) {
 		struct rdlm_req *req = &eng->reqs[i];

@@ -189,6 +189,7 @@ struct dq_eng;
  * @release: release a held, not lost, @req
  * @home_msg: an engine-specific SEND arrived at the home (may be NULL)
  * @home_cqe: a home-side verb other than freeze/thaw completed
+ * @tail: identity of the queue's tail in the word @v (0: none)
  * @frozen: value of the word @v with its tail replaced by DQ_FROZEN
  * @thawed: reset value of the frozen word @v
  * @fence: drop engine-specific state of @req (shared lists)
@@ -207,6 +208,7 @@ struct dq_proto {
 			 struct rdlm_out *out);
 	void (*home_cqe)(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 			 struct rdlm_out *out);
+	u32 (*tail)(u64 v);
 	u64 (*frozen)(u64 v);
 	u64 (*thawed)(u64 v);
 	void (*fence)(struct rdlm_engine *eng, struct rdlm_req *req);
@@ -292,12 +294,14 @@ struct dq_eng {
 
 /*
  * Home-side cookies: kind << 32 | slot; a message sent without a request
- * (DQ_HC_MSG) also carries its type (bits 40-47) and destination (48-63).
+ * (DQ_HC_MSG) also carries its type (bits 40-47) and destination (48-63),
+ * a probe (DQ_HC_PROBE) the dead member it looks for (48-63).
  */
 #define DQ_HC_FREEZE	1ULL
 #define DQ_HC_THAW	2ULL
 #define DQ_HC_RESET	3ULL
 #define DQ_HC_MSG	4ULL
+#define DQ_HC_PROBE	5ULL
 
 static inline struct dq_req *dq(struct rdlm_req *req)
 {

@@ -389,6 +389,7 @@ static const struct dq_proto nc_proto = {
 	.release = nc_release,
 	.home_msg = nc_home_msg,
 	.home_cqe = nc_home_cqe,
+	.tail = ex_of,
 	.frozen = nc_frozen,
 	.thawed = nc_thawed,
 	.fence = nc_fence,

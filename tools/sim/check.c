@@ -7,6 +7,8 @@
  *   sim-check --seed N   replay the randomized runs with one seed
  *   SIM_ONLY=range sim-check   only the unit tests whose name contains
  *                        "range", and only the range engines' simulations
+ *   SIM_ONLY=restart sim-check  only the crash-restart simulations (any
+ *                        substring of their names: "dqnl-sf NIC")
  */
 #include <stdio.h>
 #include <time.h>
@@ -985,7 +987,7 @@ static int run_seeds(const char *name, struct sim_cfg *c, int nseeds)
 {
 	u64 seeds[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	u64 viol = 0, stuck = 0, grants = 0, resets = 0, zr = 0, lost = 0;
-	u64 ovf = 0, fails = 0;
+	u64 ovf = 0, fails = 0, restarts = 0;
 	struct sim_result res;
 	int i, bad = 0;
 
@@ -1003,9 +1005,11 @@ static int run_seeds(const char *name, struct sim_cfg *c, int nseeds)
 		lost += res.lost;
 		ovf += res.overflows;
 		fails += res.fails;
+		restarts += res.restarts;
 		if (res.violations || res.fifo_violations || res.stuck ||
-		    res.mbox_lost || res.mbox_errors || res.grants < c->nops) {
-			printf("# %s seed %llu: %llu safety, %llu FIFO violations, %llu stuck, %llu notices lost, %llu grants; replay: sim-check --seed %llu\n",
+		    res.mbox_lost || res.mbox_errors || res.grants < c->nops ||
+		    (c->restart_delay && !res.restarts)) {
+			printf("# %s seed %llu: %llu safety, %llu FIFO violations, %llu stuck, %llu notices lost, %llu grants, %llu restarts; replay: sim-check --seed %llu\n",
 			       name, (unsigned long long)c->seed,
 			       (unsigned long long)res.violations,
 			       (unsigned long long)res.fifo_violations,
@@ -1013,6 +1017,7 @@ static int run_seeds(const char *name, struct sim_cfg *c, int nseeds)
 			       (unsigned long long)(res.mbox_lost +
 						    res.mbox_errors),
 			       (unsigned long long)res.grants,
+			       (unsigned long long)res.restarts,
 			       (unsigned long long)c->seed);
 			if (res.first_violation[0])
 				printf("#   %s\n", res.first_violation);
@@ -1022,11 +1027,12 @@ static int run_seeds(const char *name, struct sim_cfg *c, int nseeds)
 		if (only_seed)
 			break;
 	}
-	printf("# %s: %d seeds, %llu grants, %llu fails, %llu leases lost, %llu resets, %llu zero resets, %llu overflows, %llu violations\n",
+	printf("# %s: %d seeds, %llu grants, %llu fails, %llu leases lost, %llu resets, %llu zero resets, %llu overflows, %llu restarts, %llu violations\n",
 	       name, only_seed ? 1 : nseeds, (unsigned long long)grants,
 	       (unsigned long long)fails, (unsigned long long)lost,
 	       (unsigned long long)resets, (unsigned long long)zr,
-	       (unsigned long long)ovf, (unsigned long long)viol);
+	       (unsigned long long)ovf, (unsigned long long)restarts,
+	       (unsigned long long)viol);
 	return bad;
 }
 
@@ -1077,6 +1083,44 @@ static const struct {
 	{ &rdlm_ncosed_ops, RDLM_ATOMIC_CPU },
 	{ &rdlm_bakery_ops, RDLM_ATOMIC_NIC },
 	{ &rdlm_central_ops, RDLM_ATOMIC_NIC },
+};
+
+/*
+ * Crash-restart: three crashes of random nodes, each node back 1 ms (five
+ * leases) later with a fresh engine once the survivors recovered from it;
+ * pauses and delays as in the other fault runs. 2048 words, most of them
+ * cold: a dead node's request stays the tail of a queue nobody else uses
+ * until after it rejoined.
+ */
+static void cfg_restart(struct sim_cfg *c, const struct rdlm_engine_ops *ops,
+			u8 mode)
+{
+	if (ops == &rdlm_bakery_ops || ops == &rdlm_central_ops)
+		sim_cfg_faulty(c, ops);
+	else
+		dq_cfg(c, ops);
+	c->nlocks = 2048;
+	c->slots = 2048 / 8;
+	c->alpha = 0.5;
+	c->fault_window = 20000000;	/* 100k ops take 25-35 ms */
+	c->crashes = 3;
+	c->restart_delay = 1000000;
+	c->pauses = 3;
+	c->ep.atomic_mode = mode;
+}
+
+static const struct {
+	const struct rdlm_engine_ops *ops;
+	u8 mode;
+} restarters[] = {
+	{ &rdlm_bakery_ops, RDLM_ATOMIC_NIC },
+	{ &rdlm_bakery_ops, RDLM_ATOMIC_CPU },
+	{ &rdlm_central_ops, RDLM_ATOMIC_NIC },
+	{ &rdlm_dqnl_ops, RDLM_ATOMIC_NIC },
+	{ &rdlm_dqnl_ops, RDLM_ATOMIC_CPU },
+	{ &rdlm_dqnl_sf_ops, RDLM_ATOMIC_NIC },
+	{ &rdlm_ncosed_ops, RDLM_ATOMIC_NIC },
+	{ &rdlm_ncosed_ops, RDLM_ATOMIC_CPU },
 };
 
 /*
@@ -1131,13 +1175,34 @@ static void range_randomized(void)
 	    run_seeds("rangecomb-flaps", &c, 2));
 }
 
+/* the crash-restart runs, or those whose name contains @only */
+static void restart_randomized(const char *only)
+{
+	struct sim_cfg c;
+	char name[96];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(restarters); i++) {
+		cfg_restart(&c, restarters[i].ops, restarters[i].mode);
+		snprintf(name, sizeof(name),
+			 "sim %s %s atomics, 3 crash-restarts, 100k ops x 2 seeds",
+			 c.ops->name, restarters[i].mode == RDLM_ATOMIC_CPU ?
+			 "CPU" : "NIC");
+		if (!only || strstr(name, only))
+			tap(name, run_seeds(name + 4, &c, 2));
+	}
+}
+
 static void randomized(void)
 {
+	const char *only = getenv("SIM_ONLY");
 	struct sim_cfg c;
 	size_t i;
 
-	if (getenv("SIM_ONLY")) {
-		range_randomized();
+	if (only) {
+		restart_randomized(only);
+		if (strstr(only, "range") || strstr("rangeseg rangecomb", only))
+			range_randomized();
 		return;
 	}
 	if (getenv("SIM_NOFAULT")) {
@@ -1225,6 +1290,7 @@ static void randomized(void)
 			 "CPU" : "NIC");
 		tap(name, run_seeds(name + 4, &c, 2));
 	}
+	restart_randomized(NULL);
 	range_randomized();
 }
 
@@ -1254,6 +1320,7 @@ int main(int argc, char **argv)
 		{ "ncosed 3.2.1/3.2.4: shared and exclusive behind an exclusive", t_nc_behind_ex },
 		{ "queue engines: epoch recovery, fence, thaw, re-queue, lost", t_dq_recovery },
 		{ "queue engines: names, modes, cancel while queued", t_dq_cancel },
+		{ "queue engines: rejoin clears the dead mark, dead tails recovered", t_dq_rejoin },
 		{ "rangeseg: ascending one at a time, release, shared, disjoint", t_rs_basic },
 		{ "rangeseg: writer blocks reader and reader writer", t_rs_conflict },
 		{ "rangeseg: segment failure, lease lost (acquiring, held), cancel", t_rs_failure },
@@ -1269,7 +1336,8 @@ int main(int argc, char **argv)
 	printf("TAP version 13\n");
 	if (!getenv("SIM_ONLY"))	/* else the plan comes last */
 		printf("1..%zu\n", ARRAY_SIZE(units) + 6 + 6 +
-		       ARRAY_SIZE(flappers) + RANGE_RUNS);
+		       ARRAY_SIZE(flappers) + ARRAY_SIZE(restarters) +
+		       RANGE_RUNS);
 	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		if (getenv("SIM_ONLY") && !strstr(units[i].name, getenv("SIM_ONLY")))
 			continue;

@@ -8,9 +8,13 @@
  * nodes), serialises atomics per address at the home NIC (or on the home
  * CPU in CPU-atomic mode), and queues received messages on the receiving
  * CPU.  Everything random comes from one seeded generator, so a run replays
- * exactly from its seed.  Faults: crash (a node stops forever, verbs to it
- * fail after a timeout), pause (a node's CPU stops, its NIC keeps serving;
- * it resumes believing what it believed), link flap (every connection of
+ * exactly from its seed.  Faults: crash (a node stops, verbs to it fail
+ * after a timeout, the others get ->member_down; with cfg->restart_delay
+ * it comes back once every survivor recovered and nothing of its old
+ * incarnation is in flight any more, with a fresh engine, table and
+ * clients, and each survivor's ->member_join lets it in), pause (a
+ * node's CPU stops, its NIC keeps serving; it resumes believing what it
+ * believed), link flap (every connection of
  * a node fails for a while, its loopback included: verbs posted meanwhile
  * fail, verbs in flight fail before or after they executed, and once the
  * links are back every pair is told so through ->member_up), extra delay
@@ -42,7 +46,12 @@ enum ev_type {
 	EV_LINK_DOWN,	/* every connection of the node fails */
 	EV_LINK_UP,	/* ... and comes back */
 	EV_PEER_UP,	/* node learns that its connection to e->src is back */
+	EV_RESTART,	/* a crashed node comes back with a fresh engine */
+	EV_JOIN,	/* node lets e->src's new incarnation in */
 };
+
+/* of events that concern a node whatever its incarnation (faults) */
+#define INC_ANY	U32_MAX
 
 struct ev {
 	u64 t;
@@ -57,6 +66,8 @@ struct ev {
 	struct rdlm_req *req;
 	u64 cookie;
 	u32 gen;	/* verbs: link generation when posted, 0 = unchecked */
+	u32 inc;	/* incarnation of @node it is for, or INC_ANY */
+	u32 src_inc;	/* verbs and joins: incarnation of @src */
 	struct ev *next_free;
 };
 
@@ -115,6 +126,8 @@ struct node {
 	u64 nic_busy;		/* NIC-wide verb serialisation (nic_verb) */
 	bool crashed;
 	bool paused;
+	bool await_join;	/* restarted: clients start once all let it in */
+	u32 incarn;		/* restarts so far */
 	u32 cuts;	/* link flaps in progress */
 	u32 cut_gen;	/* link flaps so far */
 	struct ev **deferred;
@@ -146,6 +159,9 @@ struct sim {
 	u32 verb_gen;		/* gen of the verb being handled */
 	u64 *qp_last;		/* per ordered pair: last arrival */
 	u8 *conn_down;		/* per ordered pair: a's connection to b */
+	u8 *gone;		/* per ordered pair: a's engine had b's
+				 * ->member_down and no ->member_join since */
+	u64 *down_at;		/* per node: its last ->member_down anywhere */
 	u64 *cq_last;		/* per ordered pair: last completion */
 	struct sreq **wactive;	/* per global word */
 	double *cdf;
@@ -200,6 +216,7 @@ static u64 one_way(struct sim *s, u64 rtt)
 static const char *const what_name[] = {
 	"?", "post", "exec", "cqe", "rx", "timer", "start", "release",
 	"crash", "pause", "resume", "GRANT", "FAIL", "NOTICE", "DONE",
+	"restart", "join",
 };
 
 static void tr(struct sim *s, u32 node, u8 what, u32 word, u64 a, u64 b)
@@ -267,6 +284,7 @@ static struct ev *ev_new(struct sim *s, u8 type, u64 t, u32 node)
 	e->type = type;
 	e->t = t < s->now ? s->now : t;
 	e->node = node;
+	e->inc = s->nodes[node].incarn;
 	return e;
 }
 
@@ -423,6 +441,11 @@ static u64 *pair(struct sim *s, u64 *arr, u32 a, u32 b)
 	return &arr[(u64)a * s->cfg->nodes + b];
 }
 
+static u8 *pair8(struct sim *s, u8 *arr, u32 a, u32 b)
+{
+	return &arr[(u64)a * s->cfg->nodes + b];
+}
+
 static u64 qp_time(struct sim *s, u64 *arr, u32 a, u32 b, u64 t)
 {
 	u64 *last = pair(s, arr, a, b);
@@ -444,10 +467,12 @@ static bool link_up(struct sim *s, u32 a, u32 b)
 	return !s->nodes[a].cuts && !s->nodes[b].cuts;
 }
 
-static void send_cqe(struct sim *s, u32 req_node, u32 home,
+static void send_cqe(struct sim *s, u32 req_node, u32 req_inc, u32 home,
 		     const struct rdlm_verb *v, int status, u64 value, u64 t)
 {
 	struct ev *e = ev_new(s, EV_CQE, 0, req_node);
+
+	e->inc = req_inc;	/* the poster's incarnation, maybe gone */
 
 	/* a success still has to come back over the link */
 	e->gen = status ? 0 : s->verb_gen;
@@ -476,18 +501,20 @@ static void post_verb(struct sim *s, u32 src, const struct rdlm_verb *v)
 
 	s->res->wire_msgs++;
 	if (v->node >= s->cfg->nodes) {
-		send_cqe(s, src, src, v, -EINVAL, 0, s->now + 1);
+		send_cqe(s, src, s->nodes[src].incarn, src, v, -EINVAL, 0,
+			 s->now + 1);
 		return;
 	}
 	dst = &s->nodes[v->node];
 	if (!link_up(s, src, v->node)) {
-		send_cqe(s, src, v->node, v, -EIO, 0,
+		send_cqe(s, src, s->nodes[src].incarn, v->node, v, -EIO, 0,
 			 s->now + s->cfg->err_timeout);
 		return;
 	}
-	if (s->conn_down[src * s->cfg->nodes + v->node]) {
+	if (*pair8(s, s->conn_down, src, v->node)) {
 		/* not reconnected yet: the fabric refuses the post */
-		send_cqe(s, src, v->node, v, -ENOTCONN, 0, s->now + 1);
+		send_cqe(s, src, s->nodes[src].incarn, v->node, v, -ENOTCONN,
+			 0, s->now + 1);
 		return;
 	}
 	rtt = cpu_path(s, v) ? s->cfg->rtt_send :
@@ -495,6 +522,7 @@ static void post_verb(struct sim *s, u32 src, const struct rdlm_verb *v)
 	      s->cfg->rtt_atomic;
 	e = ev_new(s, EV_ARRIVE, 0, v->node);
 	e->src = src;
+	e->src_inc = s->nodes[src].incarn;
 	e->gen = link_gen(s, src, v->node);
 	e->verb = *v;
 	e->t = qp_time(s, s->qp_last, src, v->node, s->now + one_way(s, rtt));
@@ -541,7 +569,8 @@ static void apply_exec(struct sim *s, struct ev *e)
 	rtt = s->cfg->ep.atomic_mode == RDLM_ATOMIC_CPU ?
 		s->cfg->rtt_send : v->kind == RDLM_VERB_READ &&
 		s->cfg->rtt_read ? s->cfg->rtt_read : s->cfg->rtt_atomic;
-	send_cqe(s, e->src, e->node, v, 0, old, s->now + one_way(s, rtt));
+	send_cqe(s, e->src, e->src_inc, e->node, v, 0, old,
+		 s->now + one_way(s, rtt));
 }
 
 /* ---- engine glue ---- */
@@ -887,6 +916,170 @@ static void defer(struct sim *s, struct node *n, struct ev *e)
 	n->deferred[n->ndeferred++] = e;
 }
 
+static void add_stats(struct sim_result *res, struct rdlm_engine *eng)
+{
+	u32 j;
+
+	for (j = 0; j < RDLM_VERB_NR; j++)
+		res->verbs[j] += rdlm_stat_read(&eng->stats.verbs[j]);
+	res->resets += rdlm_stat_read(&eng->stats.resets);
+	res->zero_resets += rdlm_stat_read(&eng->stats.zero_resets);
+	res->overflows += rdlm_stat_read(&eng->stats.overflows);
+	res->cas_failed += rdlm_stat_read(&eng->stats.cas_failed);
+}
+
+static void node_params(struct sim *s, u32 i, struct rdlm_engine_params *p)
+{
+	const struct sim_cfg *cfg = s->cfg;
+
+	*p = cfg->ep;
+	p->node = i;
+	p->nr_nodes = cfg->nodes;
+	p->nr_slots = cfg->slots;
+	p->nr_reqs = cfg->req_pool ? cfg->req_pool : cfg->clients * 4;
+	p->home_entries = cfg->ep.home_entries ?: p->nr_reqs * cfg->nodes;
+	p->seed = cfg->seed * 1000003ULL + i + ((u64)s->nodes[i].incarn << 32);
+}
+
+/* a client's first lock, at most 10 us from now */
+static void client_first(struct sim *s, u32 nid, u32 ci)
+{
+	struct ev *e = ev_new(s, EV_START, s->now + rnd(s) % 10000, nid);
+
+	e->client = ci;
+	ev_push(s, e);
+}
+
+/* a restarted node's clients begin once every live member let it in */
+static void maybe_start(struct sim *s, u32 d)
+{
+	struct node *n = &s->nodes[d];
+	u32 i;
+
+	if (!n->await_join || n->crashed)
+		return;
+	for (i = 0; i < s->cfg->nodes; i++)
+		if (i != d && !s->nodes[i].crashed && *pair8(s, s->gone, i, d))
+			return;
+	n->await_join = false;
+	if (s->cfg->server_node0 && !d)
+		return;
+	for (i = 0; i < s->cfg->clients; i++)
+		client_first(s, d, i);
+}
+
+/* is @e a verb, completion or message from or to crashed node @d? */
+static bool in_flight_with(const struct ev *e, u32 d)
+{
+	switch (e->type) {
+	case EV_ARRIVE:
+	case EV_EXEC:
+		return e->node == d || e->src == d;
+	case EV_CQE:
+	case EV_RX:
+		return e->node != d && e->src == d;
+	default:
+		return false;
+	}
+}
+
+/*
+ * As the kernel's fencing: every survivor has recovered from @d (its
+ * ->member_down ran, a while ago: a rejoin takes at least a heartbeat),
+ * nothing @d posted or was posted to is in flight any more, and the
+ * survivors' connections with it stay down until each lets the new
+ * incarnation in.
+ */
+static bool restart_ready(struct sim *s, u32 d)
+{
+	u32 i, j;
+	u64 k;
+
+	for (i = 0; i < s->cfg->nodes; i++)
+		if (i != d && !s->nodes[i].crashed && !*pair8(s, s->gone, i, d))
+			return false;
+	if (s->now < s->down_at[d] + s->cfg->err_timeout)
+		return false;
+	for (i = 0; i < s->cfg->nodes; i++) {
+		*pair8(s, s->conn_down, i, d) = i != d;
+		*pair8(s, s->conn_down, d, i) = i != d;
+	}
+	for (k = 0; k < s->nheap; k++)
+		if (in_flight_with(s->heap[k], d))
+			return false;
+	for (i = 0; i < s->cfg->nodes; i++)
+		for (j = 0; j < s->nodes[i].ndeferred; j++)
+			if (in_flight_with(s->nodes[i].deferred[j], d))
+				return false;
+	return true;
+}
+
+/* crashed node @d comes back: fresh engine, table, mailbox and clients */
+static void node_restart(struct sim *s, u32 d)
+{
+	const struct sim_cfg *cfg = s->cfg;
+	struct node *n = &s->nodes[d];
+	struct rdlm_engine_params p;
+	struct rdlm_out out;
+	struct ev *e;
+	u32 i;
+
+	if (!n->crashed)
+		return;
+	if (!restart_ready(s, d)) {
+		e = ev_new(s, EV_RESTART, s->now + cfg->err_timeout, d);
+		e->inc = INC_ANY;
+		ev_push(s, e);
+		return;
+	}
+	tr(s, d, 15, 0, n->incarn + 1, 0);
+	s->res->restarts++;
+	/* its old requests no longer hold or wait, for the checker */
+	for (i = 0; i < n->eng.p.nr_reqs; i++)
+		w_del(&n->sreqs[i]);
+	memset(n->sreqs, 0, n->eng.p.nr_reqs * sizeof(*n->sreqs));
+	add_stats(s->res, &n->eng);
+	rdlm_engine_fini(&n->eng);
+	n->incarn++;
+	node_params(s, d, &p);
+	if (rdlm_engine_init(&n->eng, cfg->ops, &p))
+		abort();
+	memset(n->table, 0, cfg->slots * sizeof(*n->table));
+	memset(n->mbox, 0, n->nr_mbox * sizeof(*n->mbox));
+	for (i = 0; i < cfg->clients; i++) {
+		u8 role = n->clients[i].role;
+
+		memset(&n->clients[i], 0, sizeof(n->clients[i]));
+		n->clients[i].role = role;
+	}
+	n->crashed = false;
+	n->paused = false;
+	n->cuts = 0;
+	if (n->cpu_busy < s->now)
+		n->cpu_busy = s->now;
+	n->await_join = true;
+	for (i = 0; i < cfg->nodes; i++) {
+		if (i == d)
+			continue;
+		if (s->nodes[i].crashed) {
+			/* departed in the membership it starts from */
+			*pair8(s, s->gone, d, i) = 1;
+			if (n->eng.ops->member_down) {
+				out = mkout(s, d);
+				n->eng.ops->member_down(&n->eng, i, ++s->epoch,
+							&out);
+			}
+			continue;
+		}
+		*pair8(s, s->gone, d, i) = 0;
+		e = ev_new(s, EV_JOIN, s->now, i);
+		e->src = d;
+		e->src_inc = n->incarn;
+		ev_push(s, e);
+	}
+	maybe_start(s, d);
+}
+
 static void handle(struct sim *s, struct ev *e)
 {
 	struct node *n = &s->nodes[e->node];
@@ -894,8 +1087,18 @@ static void handle(struct sim *s, struct ev *e)
 	u64 t;
 	u32 i;
 
+	if (e->type == EV_RESTART) {
+		node_restart(s, e->node);
+		ev_free(s, e);
+		return;
+	}
+	if (e->inc != INC_ANY && e->inc != n->incarn) {
+		/* for an incarnation that is gone (restart waited for verbs) */
+		ev_free(s, e);
+		return;
+	}
 	if (n->crashed && e->type == EV_EXEC) {
-		send_cqe(s, e->src, e->node, &e->verb, -EIO, 0,
+		send_cqe(s, e->src, e->src_inc, e->node, &e->verb, -EIO, 0,
 			 s->now + s->cfg->err_timeout);
 		ev_free(s, e);
 		return;
@@ -914,8 +1117,8 @@ static void handle(struct sim *s, struct ev *e)
 	case EV_ARRIVE:
 		if (n->crashed || e->gen != link_gen(s, e->src, e->node)) {
 			/* the link failed under it: never executed */
-			send_cqe(s, e->src, e->node, &e->verb, -EIO, 0,
-				 s->now + s->cfg->err_timeout);
+			send_cqe(s, e->src, e->src_inc, e->node, &e->verb,
+				 -EIO, 0, s->now + s->cfg->err_timeout);
 			break;
 		}
 		if (e->verb.kind == RDLM_VERB_SEND ||
@@ -926,6 +1129,7 @@ static void handle(struct sim *s, struct ev *e)
 			n->cpu_busy = t + s->cfg->cpu_msg;
 			r->t = n->cpu_busy;
 			r->src = e->src;
+			r->src_inc = e->src_inc;
 			r->verb = e->verb;
 			r->rx.kind = e->verb.kind;
 			r->rx.src = e->src;
@@ -939,8 +1143,9 @@ static void handle(struct sim *s, struct ev *e)
 				if (e->verb.slot >= n->nr_mbox) {
 					s->res->mbox_errors++;
 					ev_free(s, r);
-					send_cqe(s, e->src, e->node, &e->verb,
-						 -EINVAL, 0, s->now + 1);
+					send_cqe(s, e->src, e->src_inc,
+						 e->node, &e->verb, -EINVAL, 0,
+						 s->now + 1);
 					break;
 				}
 				m = &n->mbox[e->verb.slot];
@@ -950,13 +1155,13 @@ static void handle(struct sim *s, struct ev *e)
 			}
 			ev_push(s, r);
 			/* sender completion: ack back */
-			send_cqe(s, e->src, e->node, &e->verb, 0, 0,
+			send_cqe(s, e->src, e->src_inc, e->node, &e->verb, 0, 0,
 				 s->now + one_way(s, s->cfg->rtt_send));
 			break;
 		}
 		if (e->verb.slot >= s->cfg->slots) {
-			send_cqe(s, e->src, e->node, &e->verb, -EINVAL, 0,
-				 s->now + 1);
+			send_cqe(s, e->src, e->src_inc, e->node, &e->verb,
+				 -EINVAL, 0, s->now + 1);
 			break;
 		}
 		if (s->cfg->ep.atomic_mode == RDLM_ATOMIC_CPU) {
@@ -981,6 +1186,7 @@ static void handle(struct sim *s, struct ev *e)
 			struct ev *x = ev_new(s, EV_EXEC, t, e->node);
 
 			x->src = e->src;
+			x->src_inc = e->src_inc;
 			x->gen = e->gen;
 			x->verb = e->verb;
 			ev_push(s, x);
@@ -1044,8 +1250,11 @@ static void handle(struct sim *s, struct ev *e)
 		client_release(s, e->node, e->client, e->req);
 		break;
 	case EV_CRASH:
+		if (n->crashed)
+			break;
 		tr(s, e->node, 8, 0, 0, 0);
 		n->crashed = true;
+		n->paused = false;	/* verbs to it fail, none wait */
 		for (i = 0; i < n->ndeferred; i++)
 			ev_free(s, n->deferred[i]);
 		n->ndeferred = 0;
@@ -1061,25 +1270,51 @@ static void handle(struct sim *s, struct ev *e)
 			d->cookie = ++s->epoch;
 			ev_push(s, d);
 		}
+		if (s->cfg->restart_delay) {
+			struct ev *r = ev_new(s, EV_RESTART, s->now +
+					      s->cfg->restart_delay, e->node);
+
+			r->inc = INC_ANY;
+			ev_push(s, r);
+		}
+		/* it no longer holds up a restarted node's clients */
+		for (i = 0; i < s->cfg->nodes; i++)
+			maybe_start(s, i);
 		break;
 	case EV_PEER_DOWN:
+		*pair8(s, s->gone, e->node, e->src) = 1;
+		s->down_at[e->src] = s->now;
 		if (n->eng.ops->member_down) {
 			out = mkout(s, e->node);
 			n->eng.ops->member_down(&n->eng, e->src,
 						(u32)e->cookie, &out);
 		}
 		break;
+	case EV_JOIN:
+		if (s->nodes[e->src].crashed ||
+		    s->nodes[e->src].incarn != e->src_inc)
+			break;	/* it died again */
+		tr(s, e->node, 16, 0, e->src, e->src_inc);
+		if (n->eng.ops->member_join) {
+			out = mkout(s, e->node);
+			n->eng.ops->member_join(&n->eng, e->src, &out);
+		}
+		*pair8(s, s->gone, e->node, e->src) = 0;
+		*pair8(s, s->conn_down, e->node, e->src) = 0;
+		*pair8(s, s->conn_down, e->src, e->node) = 0;
+		maybe_start(s, e->src);
+		break;
 	case EV_LINK_DOWN:
 		n->cuts++;
 		n->cut_gen++;
 		/* every connection from and to it fails, until reconnected */
 		for (i = 0; i < s->cfg->nodes; i++) {
-			s->conn_down[i * s->cfg->nodes + e->node] = 1;
-			s->conn_down[e->node * s->cfg->nodes + i] = 1;
+			*pair8(s, s->conn_down, i, e->node) = 1;
+			*pair8(s, s->conn_down, e->node, i) = 1;
 		}
 		break;
 	case EV_LINK_UP:
-		if (--n->cuts)
+		if (!n->cuts || --n->cuts)	/* !cuts: cut before a restart */
 			break;
 		/*
 		 * After every verb of the old links has failed; each
@@ -1093,19 +1328,25 @@ static void handle(struct sim *s, struct ev *e)
 			u = ev_new(s, EV_PEER_UP, t + rnd(s) %
 				   (2 * s->cfg->err_timeout + 1), i);
 			u->src = e->node;
+			u->src_inc = n->incarn;
 			ev_push(s, u);
 			if (i == e->node)
 				continue;
 			u = ev_new(s, EV_PEER_UP, t + rnd(s) %
 				   (2 * s->cfg->err_timeout + 1), e->node);
 			u->src = i;
+			u->src_inc = s->nodes[i].incarn;
 			ev_push(s, u);
 		}
 		break;
 	case EV_PEER_UP:
 		if (!link_up(s, e->node, e->src))
 			break;	/* the other end is still cut: not yet */
-		s->conn_down[e->node * s->cfg->nodes + e->src] = 0;
+		if (s->nodes[e->src].incarn != e->src_inc ||
+		    *pair8(s, s->gone, e->node, e->src) ||
+		    *pair8(s, s->gone, e->src, e->node))
+			break;	/* a departure: ->member_join lets it in */
+		*pair8(s, s->conn_down, e->node, e->src) = 0;
 		if (n->eng.ops->member_up) {
 			out = mkout(s, e->node);
 			n->eng.ops->member_up(&n->eng, e->src, &out);
@@ -1184,9 +1425,14 @@ static void push_fault(struct sim *s, enum ev_type begin, enum ev_type end,
 {
 	u64 t = rnd(s) % s->cfg->fault_window;
 	u32 nd = rnd(s) % s->cfg->nodes;
+	struct ev *b = ev_new(s, begin, t, nd);
+	struct ev *e = ev_new(s, end, t + len / 2 + rnd(s) % (len + 1), nd);
 
-	ev_push(s, ev_new(s, begin, t, nd));
-	ev_push(s, ev_new(s, end, t + len / 2 + rnd(s) % (len + 1), nd));
+	/* faults hit whichever incarnation the node is in */
+	b->inc = INC_ANY;
+	e->inc = INC_ANY;
+	ev_push(s, b);
+	ev_push(s, e);
 }
 
 /* SIM_DEBUG: what a stuck client waits for, and its word's home side */
@@ -1231,6 +1477,8 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 	s->nodes = calloc(cfg->nodes, sizeof(*s->nodes));
 	s->qp_last = calloc(total, sizeof(u64));
 	s->conn_down = calloc(total, 1);
+	s->gone = calloc(total, 1);
+	s->down_at = calloc(cfg->nodes, sizeof(u64));
 	s->cq_last = calloc(total, sizeof(u64));
 	s->wactive = calloc((size_t)cfg->nodes * cfg->slots, sizeof(*s->wactive));
 	s->stride = 1;
@@ -1243,19 +1491,14 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 	    cfg->slots)
 		return -EINVAL;
 	if (!res->lat || !s->nodes || !s->qp_last || !s->conn_down ||
-	    !s->cq_last ||
+	    !s->gone || !s->down_at || !s->cq_last ||
 	    !s->wactive || build_cdf(s) || cfg->nlocks > cfg->nodes * cfg->slots)
 		return -ENOMEM;
 	for (i = 0; i < cfg->nodes; i++) {
 		struct node *n = &s->nodes[i];
-		struct rdlm_engine_params p = cfg->ep;
+		struct rdlm_engine_params p;
 
-		p.node = i;
-		p.nr_nodes = cfg->nodes;
-		p.nr_slots = cfg->slots;
-		p.nr_reqs = cfg->req_pool ? cfg->req_pool : cfg->clients * 4;
-		p.home_entries = cfg->ep.home_entries ?: p.nr_reqs * cfg->nodes;
-		p.seed = cfg->seed * 1000003ULL + i;
+		node_params(s, i, &p);
 		ret = rdlm_engine_init(&n->eng, cfg->ops, &p);
 		if (ret)
 			return ret;
@@ -1286,6 +1529,7 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 	for (i = 0; i < cfg->crashes; i++) {
 		e = ev_new(s, EV_CRASH, rnd(s) % cfg->fault_window,
 			   rnd(s) % cfg->nodes);
+		e->inc = INC_ANY;
 		ev_push(s, e);
 	}
 	for (i = 0; i < cfg->pauses; i++)
@@ -1315,12 +1559,7 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 					dump_stuck(s, i, c);
 			}
 		}
-		for (j = 0; j < RDLM_VERB_NR; j++)
-			res->verbs[j] += rdlm_stat_read(&n->eng.stats.verbs[j]);
-		res->resets += rdlm_stat_read(&n->eng.stats.resets);
-		res->zero_resets += rdlm_stat_read(&n->eng.stats.zero_resets);
-		res->overflows += rdlm_stat_read(&n->eng.stats.overflows);
-		res->cas_failed += rdlm_stat_read(&n->eng.stats.cas_failed);
+		add_stats(res, &n->eng);
 	}
 	if (res->events >= cfg->max_events)
 		res->stuck++;
@@ -1348,6 +1587,8 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 	free(s->nodes);
 	free(s->qp_last);
 	free(s->conn_down);
+	free(s->gone);
+	free(s->down_at);
 	free(s->cq_last);
 	free(s->wactive);
 	free(s->cdf);

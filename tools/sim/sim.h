@@ -41,6 +41,9 @@ struct sim_cfg {
 
 	/* faults */
 	u32 crashes;
+	u64 restart_delay;	/* a crashed node restarts this long after its
+				 * crash (later if recovery is not done) with a
+				 * fresh engine, table and clients; 0 = never */
 	u32 pauses;
 	u64 pause_len;
 	u32 flaps;		/* link flaps: a node's connections fail */
@@ -95,6 +98,7 @@ struct sim_result {
 	u64 mbox_errors;	/* notices outside the receiver's mailbox */
 	u64 cascade_t0;		/* cascade: when the first holder released */
 	u64 reads;		/* grants of shared requests */
+	u64 restarts;		/* crashed nodes that came back */
 };
 
 void sim_default_cfg(struct sim_cfg *cfg);

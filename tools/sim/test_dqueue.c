@@ -531,3 +531,49 @@ static void t_dq_recovery(void)
 	CHECK(fail_err() == -EIO);
 	dqt_fini();
 }
+
+/*
+ * Rejoin: a member's ->member_join clears the dead mark of its home; a
+ * home's ->member_down recovers the words whose queue ends in the dead
+ * member (nobody behind it would notice before it rejoins).
+ */
+static void t_dq_rejoin(void)
+{
+	struct rdlm_verb v = { 0 }, p3 = { 0 }, p4 = { 0 }, p5 = { 0 };
+	struct rdlm_req *a;
+	struct rdlm_out o;
+	int i;
+
+	dqt_all(&rdlm_dqnl_ops);
+	dqt_down(&DA, 1);
+	a = dqt_req(&DA, RDLM_MODE_EX);
+	o = O(0);
+	CHECK(DA.ops->lock(&DA, a, &o) == -EIO && !cap.n);
+	o = O(0);
+	DA.ops->member_join(&DA, 1, &o);
+	CHECK(!cap.n);
+	dqt_lock(&DA, a);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.node == 1 && v.slot == 3);
+	dqt_cqe(&DA, &v, 0, 0);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+
+	/* the home reads each of its words once */
+	dqt_down(&DH, 3);
+	CHECK(dqt_posts() == 16);
+	for (i = 0; i < 16; i++)
+		CHECK(dqt_post(RDLM_VERB_READ, i, &v) && v.node == 1 &&
+		      v.slot == (u32)i && !v.req);
+	dqt_post(RDLM_VERB_READ, 3, &p3);
+	dqt_post(RDLM_VERB_READ, 4, &p4);
+	dqt_post(RDLM_VERB_READ, 5, &p5);
+	/* a live tail, then a tail that died: only that word is frozen */
+	dqt_cqe(&DH, &p4, dq_mkid(2, 1, 7), 0);
+	CHECK(!dqt_posts());
+	dqt_cqe(&DH, &p3, dq_mkid(3, 5, 9), 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.slot == 3 &&
+	      (v.flags & RDLM_VF_RESET) && v.arg1 == DQ_FROZEN);
+	/* a failed read may have missed one: recovered too, after slot 3 */
+	dqt_cqe(&DH, &p5, 0, -EIO);
+	CHECK(!dqt_posts() && dqe(&DH)->slots[5].rec == DQ_REC_PENDING);
+	dqt_fini();
+}
