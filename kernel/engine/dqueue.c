@@ -34,6 +34,7 @@ int dq_init(struct rdlm_engine *eng, const struct dq_proto *proto,
 	e->proto = proto;
 	e->rec_slot = DQ_NONE;
 	e->sh_free = DQ_NONE;
+	e->probe_next = eng->p.nr_slots;
 	e->inc = rdlm_zalloc(eng->p.nr_reqs);
 	e->dead = rdlm_zalloc(eng->p.nr_nodes);
 	e->acked = rdlm_zalloc(eng->p.nr_nodes);
@@ -640,6 +641,32 @@ static void dq_msg_lost(struct rdlm_engine *eng, u64 cookie, u32 slot,
 	}
 }
 
+/*
+ * Read our words, DQ_PROBE_BATCH at a time (a table may have 2^20): a queue
+ * whose tail is a departed member's request has nobody behind it to notice
+ * the death, and once the member rejoins, a request that queued there
+ * would send its notice to the new incarnation, which drops it (or, if its
+ * identity is reused, takes it for its own): those are recovered. A new
+ * departure restarts the sweep, which then covers every dead member. The
+ * reads complete long before a member can rejoin (the recovery grace).
+ */
+static void dq_probe_more(struct rdlm_engine *eng, struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+	struct rdlm_verb v;
+
+	memset(&v, 0, sizeof(v));
+	v.kind = RDLM_VERB_READ;
+	v.node = eng->p.node;
+	while (e->probe_out < DQ_PROBE_BATCH &&
+	       e->probe_next < eng->p.nr_slots) {
+		v.slot = e->probe_next++;
+		v.cookie = DQ_HC_PROBE << 32 | v.slot;
+		e->probe_out++;
+		rdlm_engine_post(eng, out, &v);
+	}
+}
+
 static void dq_home_complete(struct rdlm_engine *eng,
 			     const struct rdlm_cqe *cqe, struct rdlm_out *out)
 {
@@ -654,10 +681,13 @@ static void dq_home_complete(struct rdlm_engine *eng,
 	if (kind == DQ_HC_PROBE) {
 		u32 t = e->proto->tail(cqe->value);
 
+		e->probe_out--;
 		/* a failed probe may have missed such a tail */
 		if (cqe->status || (t && t != DQ_FROZEN &&
-				    dq_id_node(t) == cqe->cookie >> 48))
+				    dq_id_node(t) < eng->p.nr_nodes &&
+				    e->dead[dq_id_node(t)]))
 			dq_home_recover(eng, slot, out);
+		dq_probe_more(eng, out);
 		return;
 	}
 	if (kind == DQ_HC_MSG) {
@@ -826,29 +856,6 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	}
 }
 
-/*
- * Read each of our words: a queue whose tail is @node's request has nobody
- * behind it to notice the death, and once @node rejoins, a request that
- * queued there would send its notice to the new incarnation, which drops
- * it (or, if its identity is reused, takes it for its own): recover those.
- * The reads complete long before @node can rejoin (the recovery grace).
- */
-static void dq_home_probe(struct rdlm_engine *eng, u32 node,
-			  struct rdlm_out *out)
-{
-	struct rdlm_verb v;
-	u32 slot;
-
-	memset(&v, 0, sizeof(v));
-	v.kind = RDLM_VERB_READ;
-	v.node = eng->p.node;
-	for (slot = 0; slot < eng->p.nr_slots; slot++) {
-		v.slot = slot;
-		v.cookie = (DQ_HC_PROBE | (u64)node << 16) << 32 | slot;
-		rdlm_engine_post(eng, out, &v);
-	}
-}
-
 /**
  * dq_member_down() - &rdlm_engine_ops.member_down of the queue engines
  * @eng: instance
@@ -878,7 +885,8 @@ void dq_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 	if (e->proto->home_down)
 		e->proto->home_down(eng, out);
 	rdlm_spin_unlock(&eng->lock, flags);
-	dq_home_probe(eng, node, out);
+	dqe(eng)->probe_next = 0;
+	dq_probe_more(eng, out);
 	/* member side */
 	for (i = 0; i < eng->p.nr_reqs; i++) {
 		struct rdlm_req *req = &eng->reqs[i];

@@ -253,6 +253,9 @@ struct dq_ack {
  *	failed (our own connection broke); reposted by dq_member_up()
  * @acks: member side, per home: the last fence acknowledged to it, sent
  *	again by dq_member_up() if the ACK was lost
+ * @probe_next: home side: next word the sweep after a departure reads
+ *	(nr_slots: no sweep; dq_probe_more())
+ * @probe_out: its READs in flight
  */
 struct dq_eng {
 	const struct dq_proto *proto;
@@ -271,6 +274,8 @@ struct dq_eng {
 	u8 *broken;
 	u8 rec_cas_lost;
 	struct dq_ack *acks;
+	u32 probe_next;
+	u32 probe_out;
 };
 
 #define DQ_NONE	U32_MAX
@@ -294,14 +299,16 @@ struct dq_eng {
 
 /*
  * Home-side cookies: kind << 32 | slot; a message sent without a request
- * (DQ_HC_MSG) also carries its type (bits 40-47) and destination (48-63),
- * a probe (DQ_HC_PROBE) the dead member it looks for (48-63).
+ * (DQ_HC_MSG) also carries its type (bits 40-47) and destination (48-63).
+ * A probe (DQ_HC_PROBE) reads a word of this home after a departure.
  */
 #define DQ_HC_FREEZE	1ULL
 #define DQ_HC_THAW	2ULL
 #define DQ_HC_RESET	3ULL
 #define DQ_HC_MSG	4ULL
 #define DQ_HC_PROBE	5ULL
+
+#define DQ_PROBE_BATCH	32	/* probe READs in flight at once */
 
 static inline struct dq_req *dq(struct rdlm_req *req)
 {
