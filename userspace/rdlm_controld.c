@@ -184,26 +184,37 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Read a lockspace's configfs attribute into @buf; false if unreadable. */
+static bool ls_read_attr(const char *name, const char *attr, char *buf,
+			 size_t size)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), LSDIR "/%s/%s", name, attr);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
 /*
  * The epoch must keep increasing for the kernel even when this daemon
  * restarts: continue after what the kernel last accepted, if it shows it.
  */
 static void ls_epoch_init(struct ls *ls)
 {
-	char path[PATH_MAX], buf[64], *end;
+	char buf[64], *end;
 	unsigned long e;
-	ssize_t n;
-	int fd;
 
-	snprintf(path, sizeof(path), LSDIR "/%s/membership", ls->name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
+	if (!ls_read_attr(ls->name, "membership", buf, sizeof(buf)))
 		return;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
 	e = strtoul(buf, &end, 10);
 	if (end != buf && e > ls->epoch && e < UINT32_MAX)
 		ls->epoch = e;
@@ -267,20 +278,10 @@ static void ls_write(struct ls *ls)
 /* Does the kernel say the lockspace stopped (membership "state stopped")? */
 static bool ls_kernel_stopped(const char *name)
 {
-	char path[PATH_MAX], buf[512];
-	ssize_t n;
-	int fd;
+	char buf[512];
 
-	snprintf(path, sizeof(path), LSDIR "/%s/membership", name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return strstr(buf, "\nstate stopped\n") != NULL;
+	return ls_read_attr(name, "membership", buf, sizeof(buf)) &&
+	       strstr(buf, "\nstate stopped\n");
 }
 
 /* The child that restarts a stopped lockspace: enable 0, then 1. */
@@ -531,17 +532,10 @@ static void ls_leave(struct ls *ls)
 
 static bool ls_enabled(const char *name)
 {
-	char path[PATH_MAX], buf[16];
-	ssize_t n;
-	int fd;
+	char buf[16];
 
-	snprintf(path, sizeof(path), LSDIR "/%s/enable", name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	return n > 0 && buf[0] == '1';
+	return ls_read_attr(name, "enable", buf, sizeof(buf)) &&
+	       buf[0] == '1';
 }
 
 static struct ls *ls_new(const char *name)

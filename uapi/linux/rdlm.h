@@ -74,6 +74,9 @@ struct rdlm_version {
 	__u64 reserved;
 };
 
+/* RDLM_IOC_JOIN flags */
+#define RDLM_JOIN_RECOVERY	0x1	/* read membership events too */
+
 /**
  * struct rdlm_join - argument of RDLM_IOC_JOIN
  * @size: sizeof(struct rdlm_join)
@@ -87,8 +90,6 @@ struct rdlm_version {
  * that name is enabled on this node: configured but disabled is the same),
  * -EPERM (its uid/gid/mode do not let the caller in).
  */
-#define RDLM_JOIN_RECOVERY	0x1
-
 struct rdlm_join {
 	__u32 size;
 	__u32 flags;
