@@ -35,7 +35,7 @@ LSS=${RDLM_RECOVER_LS:-$(awk '$1 == "lockspace" && $2 ~ /^lk-/ { print $2 }' \
 	"$REPO/tools/cluster/cluster.conf")}
 FABRIC_LS=$LSS
 VICTIM=3
-GRANT_MS=45000		# above detection + grace + recovery, below a lease
+GRANT_MS=55000		# above detection + grace + recovery, below a lease
 TMP=$(mktemp -d)
 export RDLM_CS_DIR=$RDLM_OUT
 
@@ -169,7 +169,9 @@ if [ "$ME" = 1 ]; then
 		grep -q "^node $VICTIM " "$f" 2>/dev/null &&
 			rm -r "$(dirname "$f")"
 	done
-	date +%s%N >"$RDLM_OUT/rk.killed"
+	# whole or not at all: the others read it as soon as it exists
+	date +%s%N >"$RDLM_OUT/rk.killed.tmp" &&
+		mv "$RDLM_OUT/rk.killed.tmp" "$RDLM_OUT/rk.killed"
 	echo "node$VICTIM killed"
 fi
 [ "$ME" = $VICTIM ] && sleep 600	# killed meanwhile

@@ -116,9 +116,12 @@ def main(argv):
                 rules.dropped += 1
                 continue
             try:
-                s.sendto(frame, peer)
+                # never wait for one VM: a guest that boots again reads
+                # nothing until its NIC is up, and a blocked hub would
+                # stall everyone (its frames are dropped, as by a switch)
+                s.sendto(frame, socket.MSG_DONTWAIT, peer)
             except OSError:
-                pass  # that VM is not up yet, or already gone
+                pass  # that VM is not up yet, already gone, or not reading
 
 
 if __name__ == "__main__":
