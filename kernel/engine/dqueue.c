@@ -603,15 +603,21 @@ static void dq_rec_fence(struct rdlm_engine *eng, u32 slot,
 	rdlm_stat_inc(&eng->stats.fences);
 	e->rec_seq++;
 	e->rec_wait = 0;
+	/*
+	 * We fence ourselves through our loopback connection too: a shared
+	 * release or EXWAIT our own requests sent the home before the fence
+	 * may still be on its way there, and only the ACK behind it on the
+	 * same connection says it has arrived (is void), not counted after
+	 * the thaw as a release of a request that enqueued after it.
+	 */
 	for (n = 0; n < eng->p.nr_nodes; n++) {
 		e->acked[n] = 1;
-		if (e->dead[n] || n == eng->p.node)
+		if (e->dead[n])
 			continue;
 		e->acked[n] = 0;
 		e->rec_wait++;
 		dq_send(eng, out, NULL, n, DQ_M_FENCE, slot, 0, e->rec_seq, 0);
 	}
-	dq_fence_local(eng, eng->p.node, slot, out);
 	if (!e->rec_wait)
 		dq_rec_thaw(eng, slot, out);
 }

@@ -1175,6 +1175,40 @@ static void range_randomized(void)
 	    run_seeds("rangecomb-flaps", &c, 2));
 }
 
+/*
+ * N-CoSED, six crash-restarts: seed 7 lost the SEND completions of a node
+ * that crashed while paused, seed 123 a restarted home's FENCE to a
+ * member that was paused when it let it back in (both simulator bugs).
+ */
+static int restart6_seeds(void)
+{
+	static const u64 seeds[] = { 7, 123 };
+	struct sim_result res;
+	struct sim_cfg c;
+	int i, bad = 0;
+
+	for (i = 0; i < (int)ARRAY_SIZE(seeds); i++) {
+		cfg_restart(&c, &rdlm_ncosed_ops, RDLM_ATOMIC_NIC);
+		c.crashes = 6;
+		c.quiet = true;
+		c.seed = seeds[i];
+		if (sim_run(&c, &res))
+			return 1;
+		if (res.violations || res.stuck || res.grants < c.nops ||
+		    !res.restarts) {
+			printf("# ncosed 6 crash-restarts seed %llu: %llu safety violations, %llu stuck, %llu grants, %llu restarts\n",
+			       (unsigned long long)c.seed,
+			       (unsigned long long)res.violations,
+			       (unsigned long long)res.stuck,
+			       (unsigned long long)res.grants,
+			       (unsigned long long)res.restarts);
+			bad = 1;
+		}
+		sim_result_free(&res);
+	}
+	return bad;
+}
+
 /* the crash-restart runs, or those whose name contains @only */
 static void restart_randomized(const char *only)
 {
@@ -1191,6 +1225,10 @@ static void restart_randomized(const char *only)
 		if (!only || strstr(name, only))
 			tap(name, run_seeds(name + 4, &c, 2));
 	}
+	snprintf(name, sizeof(name),
+		 "sim ncosed NIC atomics, 6 crash-restarts, seeds 7 and 123");
+	if (!only || strstr(name, only))
+		tap(name, restart6_seeds());
 }
 
 static void randomized(void)
@@ -1318,6 +1356,7 @@ int main(int argc, char **argv)
 		{ "dqnl-sf 4.4: ticket FA, turn-ordered swap, failed CAS", t_dq_sf },
 		{ "ncosed 3.2.2/3.2.3: shared FA, exclusive counted at the home", t_nc_shared_then_ex },
 		{ "ncosed 3.2.1/3.2.4: shared and exclusive behind an exclusive", t_nc_behind_ex },
+		{ "ncosed recovery: the home fences itself too, its own release in flight is void", t_nc_fence_self },
 		{ "queue engines: epoch recovery, fence, thaw, re-queue, lost", t_dq_recovery },
 		{ "queue engines: names, modes, cancel while queued", t_dq_cancel },
 		{ "queue engines: rejoin clears the dead mark, dead tails recovered", t_dq_rejoin },

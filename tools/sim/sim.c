@@ -1255,8 +1255,21 @@ static void handle(struct sim *s, struct ev *e)
 		tr(s, e->node, 8, 0, 0, 0);
 		n->crashed = true;
 		n->paused = false;	/* verbs to it fail, none wait */
-		for (i = 0; i < n->ndeferred; i++)
-			ev_free(s, n->deferred[i]);
+		/*
+		 * What its CPU had not got to yet: verbs that arrived while
+		 * it was paused fail at their posters, as those to a dead
+		 * node (handle() below); the rest is gone with it.
+		 */
+		for (i = 0; i < n->ndeferred; i++) {
+			struct ev *x = n->deferred[i];
+
+			if (x->type == EV_ARRIVE || x->type == EV_EXEC) {
+				x->t = s->now;
+				ev_push(s, x);
+			} else {
+				ev_free(s, x);
+			}
+		}
 		n->ndeferred = 0;
 		/* heartbeats tell the others after the error timeout */
 		for (i = 0; i < s->cfg->nodes; i++) {
@@ -1302,6 +1315,18 @@ static void handle(struct sim *s, struct ev *e)
 		*pair8(s, s->gone, e->node, e->src) = 0;
 		*pair8(s, s->conn_down, e->node, e->src) = 0;
 		*pair8(s, s->conn_down, e->src, e->node) = 0;
+		{
+			/*
+			 * The new incarnation's fabric sees its connection to
+			 * us come up: ->member_up() there (what it sent us
+			 * before failed), when its CPU gets to it.
+			 */
+			struct ev *u = ev_new(s, EV_PEER_UP, s->now, e->src);
+
+			u->src = e->node;
+			u->src_inc = n->incarn;
+			ev_push(s, u);
+		}
 		maybe_start(s, e->src);
 		break;
 	case EV_LINK_DOWN:

@@ -373,6 +373,91 @@ static void t_nc_shared_then_ex(void)
 	dqt_fini();
 }
 
+/*
+ * N-CoSED recovery: the home's own shared release is still on its loopback
+ * connection when the home fences the word.  It arrives ahead of the
+ * home's fence of itself (same connection) and is void; counted after the
+ * thaw, it would let a later exclusive in past a live shared holder
+ * (simulator, ncosed NIC, 6 crash-restarts, seed 640).
+ */
+static void t_nc_fence_self(void)
+{
+	struct rdlm_verb v = { 0 }, rel = { 0 }, exw = { 0 }, fence[4];
+	struct rdlm_req *s, *t, *x;
+	u32 idx;
+	int i;
+
+	dqt_all(&rdlm_ncosed_ops);
+	s = dqt_req(&DH, RDLM_MODE_SH);		/* the home's own */
+	dqt_lock(&DH, s);
+	dqt_post(RDLM_VERB_FA, 0, &v);
+	dqt_cqe(&DH, &v, NCW(0, 0), 0);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+	dqt_unlock(&DH, s);
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &rel) &&
+	      rel.msg.type == DQ_M_SHREL && rel.node == 1);
+	/* ... still in flight when somebody asks the home to recover */
+	memset(&v, 0, sizeof(v));
+	v.msg.type = DQ_M_RECOVER;
+	v.msg.slot = 3;
+	deliver(&DH, &v, 0, 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg1 == NCW(DQ_FROZEN, 0));
+	dqt_cqe(&DH, &v, NCW(0, 1), 0);		/* the count it left */
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == NCW(0, 1) &&
+	      v.arg1 == NCW(DQ_FROZEN, 1));
+	dqt_cqe(&DH, &v, NCW(0, 1), 0);
+	/* every member is fenced through its connection, the home too */
+	CHECK(count_msgs(DQ_M_FENCE) == 4);
+	for (i = 0; i < 4; i++) {
+		dqt_post(RDLM_VERB_SEND, i, &fence[i]);
+		CHECK(fence[i].msg.type == DQ_M_FENCE &&
+		      fence[i].node == (u32)i);
+	}
+	for (i = 0; i < 4; i++) {
+		if (i == 1)
+			continue;
+		v = fence[i];
+		v.msg.type = DQ_M_ACK;
+		deliver(&DH, &v, i, 0);
+		CHECK(!dqt_posts());
+	}
+	/* loopback, in order: the release (void), the fence, its ACK */
+	deliver(&DH, &rel, 1, 0);
+	CHECK(!dqt_posts());
+	deliver(&DH, &fence[1], 1, 0);
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &v) && v.msg.type == DQ_M_ACK &&
+	      v.node == 1);
+	deliver(&DH, &v, 1, 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) &&
+	      v.arg0 == NCW(DQ_FROZEN, 1) && v.arg1 == 0);
+	dqt_cqe(&DH, &v, NCW(DQ_FROZEN, 1), 0);
+	CHECK(DH.stats.resets == 1 && !dqe(&DH)->slots[3].rel);
+	/* a new shared holder, then an exclusive: it waits for its release */
+	t = dqt_req(&DB, RDLM_MODE_SH);
+	dqt_lock(&DB, t);
+	dqt_post(RDLM_VERB_FA, 0, &v);
+	dqt_cqe(&DB, &v, NCW(0, 0), 0);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+	x = dqt_req(&DA, RDLM_MODE_EX);
+	dqt_lock(&DA, x);
+	idx = dq(x)->id;
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DA, &v, NCW(0, 1), 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == NCW(0, 1));
+	dqt_cqe(&DA, &v, NCW(0, 1), 0);
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &exw) &&
+	      exw.msg.type == DQ_M_EXWAIT && exw.msg.arg == 1);
+	deliver(&DH, &exw, 0, 0);
+	CHECK(!count_msgs(RDLM_MSG_GRANT));
+	dqt_unlock(&DB, t);
+	dqt_post(RDLM_VERB_SEND, 0, &rel);
+	deliver(&DH, &rel, 2, 0);
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &v) &&
+	      v.msg.type == RDLM_MSG_GRANT && v.node == 0 &&
+	      v.msg.token == idx);
+	dqt_fini();
+}
+
 /* N-CoSED 3.2.1 / 3.2.4: shared and exclusive queued behind an exclusive */
 static void t_nc_behind_ex(void)
 {
@@ -474,7 +559,8 @@ static void t_dq_cancel(void)
 /* recovery: a dead predecessor, freeze, fence, thaw, re-queue, lost */
 static void t_dq_recovery(void)
 {
-	struct rdlm_verb v = { 0 }, rec = { 0 }, f0 = { 0 }, f2 = { 0 }, ack0 = { 0 }, ack2 = { 0 };
+	struct rdlm_verb v = { 0 }, rec = { 0 }, f0 = { 0 }, f1 = { 0 }, f2 = { 0 };
+	struct rdlm_verb ack0 = { 0 }, ack1 = { 0 }, ack2 = { 0 };
 	struct rdlm_req *a, *b;
 	u32 dead = dq_mkid(3, 0, 0), ida;
 
@@ -493,11 +579,17 @@ static void t_dq_recovery(void)
 	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == ida &&
 	      v.arg1 == DQ_FROZEN);
 	dqt_cqe(&DH, &v, ida, 0);
-	/* fence the live members only */
-	CHECK(count_msgs(DQ_M_FENCE) == 2);
+	/* fence the live members only, the home too (its loopback) */
+	CHECK(count_msgs(DQ_M_FENCE) == 3);
 	dqt_post(RDLM_VERB_SEND, 0, &f0);
-	dqt_post(RDLM_VERB_SEND, 1, &f2);
-	CHECK(f0.node == 0 && f2.node == 2);
+	dqt_post(RDLM_VERB_SEND, 1, &f1);
+	dqt_post(RDLM_VERB_SEND, 2, &f2);
+	CHECK(f0.node == 0 && f1.node == 1 && f2.node == 2);
+	deliver(&DH, &f1, 1, 0);
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &ack1) &&
+	      ack1.msg.type == DQ_M_ACK && ack1.node == 1);
+	deliver(&DH, &ack1, 1, 0);
+	CHECK(!dqt_posts());
 	deliver(&DA, &f0, 1, 0);		/* waiter: re-queue later */
 	CHECK(find(RDLM_ACT_TIMER, 0) && !find(RDLM_ACT_FAIL, 0));
 	CHECK(dqt_post(RDLM_VERB_SEND, 0, &ack0) &&
