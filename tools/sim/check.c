@@ -985,14 +985,13 @@ static void sim_cfg_faulty(struct sim_cfg *c, const struct rdlm_engine_ops *ops)
 
 static int run_seeds(const char *name, struct sim_cfg *c, int nseeds)
 {
-	u64 seeds[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	u64 viol = 0, stuck = 0, grants = 0, resets = 0, zr = 0, lost = 0;
 	u64 ovf = 0, fails = 0, restarts = 0;
 	struct sim_result res;
 	int i, bad = 0;
 
 	for (i = 0; i < nseeds; i++) {
-		c->seed = only_seed ? only_seed : seeds[i] * 7919 + 13;
+		c->seed = only_seed ? only_seed : (u64)(i + 1) * 7919 + 13;
 		if (sim_run(c, &res)) {
 			printf("# %s: simulator setup failed\n", name);
 			return 1;
@@ -1109,18 +1108,20 @@ static void cfg_restart(struct sim_cfg *c, const struct rdlm_engine_ops *ops,
 	c->ep.atomic_mode = mode;
 }
 
+/* seeds of 100k ops: 10^6 ops per engine across its atomic modes */
 static const struct {
 	const struct rdlm_engine_ops *ops;
 	u8 mode;
+	int seeds;
 } restarters[] = {
-	{ &rdlm_bakery_ops, RDLM_ATOMIC_NIC },
-	{ &rdlm_bakery_ops, RDLM_ATOMIC_CPU },
-	{ &rdlm_central_ops, RDLM_ATOMIC_NIC },
-	{ &rdlm_dqnl_ops, RDLM_ATOMIC_NIC },
-	{ &rdlm_dqnl_ops, RDLM_ATOMIC_CPU },
-	{ &rdlm_dqnl_sf_ops, RDLM_ATOMIC_NIC },
-	{ &rdlm_ncosed_ops, RDLM_ATOMIC_NIC },
-	{ &rdlm_ncosed_ops, RDLM_ATOMIC_CPU },
+	{ &rdlm_bakery_ops, RDLM_ATOMIC_NIC, 5 },
+	{ &rdlm_bakery_ops, RDLM_ATOMIC_CPU, 5 },
+	{ &rdlm_central_ops, RDLM_ATOMIC_NIC, 10 },
+	{ &rdlm_dqnl_ops, RDLM_ATOMIC_NIC, 5 },
+	{ &rdlm_dqnl_ops, RDLM_ATOMIC_CPU, 5 },
+	{ &rdlm_dqnl_sf_ops, RDLM_ATOMIC_NIC, 10 },
+	{ &rdlm_ncosed_ops, RDLM_ATOMIC_NIC, 5 },
+	{ &rdlm_ncosed_ops, RDLM_ATOMIC_CPU, 5 },
 };
 
 /*
@@ -1219,11 +1220,12 @@ static void restart_randomized(const char *only)
 	for (i = 0; i < ARRAY_SIZE(restarters); i++) {
 		cfg_restart(&c, restarters[i].ops, restarters[i].mode);
 		snprintf(name, sizeof(name),
-			 "sim %s %s atomics, 3 crash-restarts, 100k ops x 2 seeds",
+			 "sim %s %s atomics, 3 crash-restarts, 100k ops x %d seeds",
 			 c.ops->name, restarters[i].mode == RDLM_ATOMIC_CPU ?
-			 "CPU" : "NIC");
+			 "CPU" : "NIC", restarters[i].seeds);
 		if (!only || strstr(name, only))
-			tap(name, run_seeds(name + 4, &c, 2));
+			tap(name, run_seeds(name + 4, &c,
+					    restarters[i].seeds));
 	}
 	snprintf(name, sizeof(name),
 		 "sim ncosed NIC atomics, 6 crash-restarts, seeds 7 and 123");
