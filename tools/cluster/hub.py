@@ -21,8 +21,12 @@ import select
 import socket
 import sys
 import time
+from collections import deque
 
 POLL = 0.05  # seconds between checks of the rules file
+# Frames kept for one guest that is not reading (it boots again, or is
+# busy): seconds of traffic. Beyond that its oldest frames are dropped.
+MAX_QUEUED = 20000
 
 
 def log(msg):
@@ -98,13 +102,35 @@ def main(argv):
         os.unlink(hub)
     s.bind(hub)
     log("forwarding between %s" % ", ".join(os.path.basename(p) for p in peers))
+    # Never wait for one guest (a guest that boots again reads nothing until
+    # its NIC is up: a blocked hub would stall everyone), and lose nothing
+    # for a guest that is only slow: what its socket does not take now waits
+    # here, in order, and goes as soon as it does.
+    pending = {p: deque() for p in peers}
+
+    def flush(peer):
+        q = pending[peer]
+        while q:
+            try:
+                s.sendto(q[0], socket.MSG_DONTWAIT, peer)
+            except BlockingIOError:
+                return
+            except OSError:
+                q.clear()  # that VM is gone: nobody reads these
+                return
+            q.popleft()
+
     last = 0.0
     while True:
-        ready, _, _ = select.select([s], [], [], POLL)
+        waiting = any(pending.values())
+        ready, _, _ = select.select([s], [], [], 0.001 if waiting else POLL)
         now = time.monotonic()
         if rules and now - last >= POLL:
             rules.poll()
             last = now
+        if waiting:
+            for peer in peers:
+                flush(peer)
         if not ready:
             continue
         frame, src = s.recvfrom(65536)
@@ -115,13 +141,18 @@ def main(argv):
             if rules and rules.cuts and rules.blocked(a, peer_node[peer]):
                 rules.dropped += 1
                 continue
-            try:
-                # never wait for one VM: a guest that boots again reads
-                # nothing until its NIC is up, and a blocked hub would
-                # stall everyone (its frames are dropped, as by a switch)
-                s.sendto(frame, socket.MSG_DONTWAIT, peer)
-            except OSError:
-                pass  # that VM is not up yet, already gone, or not reading
+            q = pending[peer]
+            if not q:
+                try:
+                    s.sendto(frame, socket.MSG_DONTWAIT, peer)
+                    continue
+                except BlockingIOError:
+                    pass  # queued below
+                except OSError:
+                    continue  # that VM is not up yet, or already gone
+            if len(q) >= MAX_QUEUED:
+                q.popleft()
+            q.append(frame)
 
 
 if __name__ == "__main__":
