@@ -250,7 +250,7 @@ static void rdlm_slot_maybe_free(struct rdlm_lockspace *ls,
 				 struct rdlm_slot *s)
 {
 	if (s->state == RDLM_SLOT_IDLE && list_empty(&s->resources) &&
-	    !s->lvb_puts) {
+	    !s->lvb_puts && !s->pinned) {
 		hash_del(&s->hash);
 		kfree(s);
 	}
@@ -268,11 +268,43 @@ static void rdlm_res_put(struct rdlm_lockspace *ls, struct rdlm_res *res)
 	rdlm_slot_maybe_free(ls, s);
 }
 
+/**
+ * rdlm_slot_get() - this node's state of a lock word, made if it has none
+ * @ls: lockspace (locked)
+ * @home: engine index of the word's home
+ * @slot: slot of the word in the home's table
+ *
+ * Return: the slot, or NULL without memory.
+ */
+struct rdlm_slot *rdlm_slot_get(struct rdlm_lockspace *ls, u32 home, u32 slot)
+{
+	struct rdlm_slot *s = rdlm_slot_find(ls, home, slot);
+
+	if (s)
+		return s;
+	s = kzalloc(sizeof(*s), GFP_ATOMIC | __GFP_ACCOUNT);
+	if (!s)
+		return NULL;
+	s->home = home;
+	s->slot = slot;
+	INIT_LIST_HEAD(&s->resources);
+	INIT_LIST_HEAD(&s->put_waiters);
+	hash_add(ls->slots, &s->hash, rdlm_slot_hash(home, slot));
+	return s;
+}
+
+/* The 64-bit key of a name: its LVB's key, and what its home hashes. */
+static u64 rdlm_name_key(const void *name, unsigned int namelen)
+{
+	return (u64)jhash(name, namelen, 1) << 32 | jhash(name, namelen, 2);
+}
+
 static struct rdlm_res *rdlm_res_get(struct rdlm_lockspace *ls,
 				     const void *name, unsigned int namelen)
 {
 	u32 h = jhash(name, namelen, 0);
-	u32 home = h % ls->nr_members;
+	u64 key = rdlm_name_key(name, namelen);
+	u32 home = rdlm_home_of(ls, ls->rh_map, key);
 	u32 slot = jhash(name, namelen, 0x51075107) % ls->nr_slots;
 	struct rdlm_slot *s;
 	struct rdlm_res *res;
@@ -281,25 +313,17 @@ static struct rdlm_res *rdlm_res_get(struct rdlm_lockspace *ls,
 		if (res->namelen == namelen && !memcmp(res->name, name, namelen))
 			return res;
 
-	s = rdlm_slot_find(ls, home, slot);
-	if (!s) {
-		s = kzalloc(sizeof(*s), GFP_ATOMIC | __GFP_ACCOUNT);
-		if (!s)
-			return NULL;
-		s->home = home;
-		s->slot = slot;
-		INIT_LIST_HEAD(&s->resources);
-		INIT_LIST_HEAD(&s->put_waiters);
-		hash_add(ls->slots, &s->hash, rdlm_slot_hash(home, slot));
-	}
+	s = rdlm_slot_get(ls, home, slot);
+	if (!s)
+		return NULL;
 	res = kzalloc(sizeof(*res), GFP_ATOMIC | __GFP_ACCOUNT);
 	if (!res) {
 		rdlm_slot_maybe_free(ls, s);
 		return NULL;
 	}
 	res->slot = s;
-	res->key = (u64)jhash(name, namelen, 1) << 32 |
-		   jhash(name, namelen, 2);
+	res->key = key;
+	res->frozen = rdlm_rehome_frozen(ls, key);
 	INIT_LIST_HEAD(&res->granted);
 	INIT_LIST_HEAD(&res->waiting);
 	res->namelen = namelen;
@@ -307,6 +331,58 @@ static struct rdlm_res *rdlm_res_get(struct rdlm_lockspace *ls,
 	hash_add(ls->res, &res->hash, h);
 	list_add_tail(&res->slot_entry, &s->resources);
 	return res;
+}
+
+/**
+ * rdlm_res_move() - a name's home moved: it uses another lock word now
+ * @ls: lockspace (locked)
+ * @res: the name
+ * @to: this node's state of its word at the new home
+ *
+ * A hold of the old word stays until the thaw (&rdlm_slot.pinned): a node
+ * that still hashes the name there must not be granted it meanwhile. An
+ * LVB copy of a name without holders is not the new home's: forget it.
+ * The caller passes both words.
+ */
+void rdlm_res_move(struct rdlm_lockspace *ls, struct rdlm_res *res,
+		   struct rdlm_slot *to)
+{
+	struct rdlm_slot *from = res->slot;
+	struct rdlm_lkb *lkb;
+	bool holders = false;
+
+	list_for_each_entry(lkb, &res->granted, gr_entry)
+		if (lkb->grmode > RDLM_LOCK_NL)
+			holders = true;
+	if (holders && from->state != RDLM_SLOT_IDLE)
+		from->pinned = true;
+	if (!holders)
+		res->lvb_cached = false;
+	res->rh_told = false;
+	list_move_tail(&res->slot_entry, &to->resources);
+	res->slot = to;
+}
+
+/**
+ * rdlm_res_reclaimed() - does this node hold the word its moved name's
+ *	granted locks need (or were they lost)?
+ * @res: the name
+ *
+ * Return: true when nothing of it waits for a hold.
+ */
+bool rdlm_res_reclaimed(struct rdlm_res *res)
+{
+	struct rdlm_slot *s = res->slot;
+	struct rdlm_lkb *lkb;
+
+	list_for_each_entry(lkb, &res->granted, gr_entry) {
+		if (lkb->grmode <= RDLM_LOCK_NL || lkb->lost)
+			continue;
+		if (s->state != RDLM_SLOT_OWNED || s->lost ||
+		    !rdlm_covers(s->own_mode, lkb->grmode))
+			return false;
+	}
+	return true;
 }
 
 /* ---- engine calls ---------------------------------------------------- */
@@ -515,6 +591,8 @@ static bool rdlm_grantable(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
 
 	if (lkb->rqmode == RDLM_LOCK_NL)
 		return true;
+	if (lkb->res->frozen)
+		return false;
 	if (s->state != RDLM_SLOT_OWNED || s->lost ||
 	    !rdlm_covers(s->own_mode, lkb->rqmode))
 		return false;
@@ -536,6 +614,31 @@ static void rdlm_bast_blockers(struct rdlm_lkb *lkb)
 			rdlm_queue_bast(h, lkb->rqmode);
 }
 
+/* Report @res's granted locks lost (NL ones hold nothing). */
+static void rdlm_res_lose(struct rdlm_lockspace *ls, struct rdlm_res *res)
+{
+	struct rdlm_lkb *lkb;
+
+	list_for_each_entry(lkb, &res->granted, gr_entry) {
+		if (lkb->grmode <= RDLM_LOCK_NL || lkb->lost)
+			continue;
+		lkb->lost = true;
+		ls->st.lost++;
+		rdlm_queue_ast(lkb, -ENOLCK, RDLM_SBF_LOST, false);
+	}
+}
+
+/* The granted locks of @s's moved names: this node cannot take them back. */
+static void rdlm_slot_lost_frozen(struct rdlm_lockspace *ls,
+				  struct rdlm_slot *s)
+{
+	struct rdlm_res *res;
+
+	list_for_each_entry(res, &s->resources, slot_entry)
+		if (res->frozen)
+			rdlm_res_lose(ls, res);
+}
+
 /**
  * rdlm_slot_pass() - grant what can be granted on a word, then move its hold
  * @ls: lockspace (locked)
@@ -548,14 +651,31 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 {
 	struct rdlm_lkb *lkb, *tmp;
 	struct rdlm_res *res;
-	bool waiters = false, holders = false;
-	u8 need = RDLM_MODE_SH;
+	bool waiters = false, holders = s->pinned, reclaim = false;
+	u8 need = RDLM_MODE_SH, reclaim_need = RDLM_MODE_SH;
 
 	if (ls->dead)
 		return;
 	list_for_each_entry(res, &s->resources, slot_entry) {
 		bool blocked = false;
 
+		if (res->frozen) {
+			/*
+			 * Its home moved: its holders take the new word again
+			 * (nobody else may be granted it before the thaw), its
+			 * waiters wait for the thaw without taking the word.
+			 */
+			list_for_each_entry(lkb, &res->granted, gr_entry) {
+				if (lkb->grmode <= RDLM_LOCK_NL || lkb->lost)
+					continue;
+				holders = true;
+				reclaim = true;
+				if (rdlm_engine_mode(lkb->grmode) ==
+				    RDLM_MODE_EX)
+					reclaim_need = RDLM_MODE_EX;
+			}
+			continue;
+		}
 		/*
 		 * As fs/dlm: a conversion is granted when the holders allow
 		 * it (holding up a compatible one behind a blocked one could
@@ -580,11 +700,21 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 				holders = true;
 	}
 
+	/*
+	 * A moved name's holders need the word in a mode this node's hold
+	 * does not give (its word is shared with another name this node
+	 * holds or waits for weaker): reported lost rather than deadlocked.
+	 */
+	if (reclaim && (s->state == RDLM_SLOT_OWNED ||
+			s->state == RDLM_SLOT_ACQUIRING) &&
+	    s->own_mode != RDLM_MODE_EX && reclaim_need == RDLM_MODE_EX)
+		rdlm_slot_lost_frozen(ls, s);
+	need = max(need, reclaim_need);
 	if ((s->state == RDLM_SLOT_ACQUIRING && !waiters && !holders) ||
 	    (s->state == RDLM_SLOT_OWNED && !holders && !s->lvb_puts))
 		rdlm_slot_release(ls, s);
 	/* after a release that needed no verb (a lost lease), too */
-	if (s->state == RDLM_SLOT_IDLE && waiters)
+	if (s->state == RDLM_SLOT_IDLE && (waiters || reclaim))
 		rdlm_slot_acquire(ls, s, need, false);
 	rdlm_slot_maybe_free(ls, s);
 }
@@ -624,13 +754,7 @@ static void rdlm_slot_lost(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 		res->lvb_cached = false;
 		/* the home invalidates the LVB when another node gets it */
 		res->lvb_writer = false;
-		list_for_each_entry(lkb, &res->granted, gr_entry) {
-			if (lkb->grmode <= RDLM_LOCK_NL || lkb->lost)
-				continue;
-			lkb->lost = true;
-			ls->st.lost++;
-			rdlm_queue_ast(lkb, -ENOLCK, RDLM_SBF_LOST, false);
-		}
+		rdlm_res_lose(ls, res);
 	}
 }
 
@@ -747,6 +871,7 @@ static void rdlm_ls_after(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 		hash_for_each_safe(ls->slots, bkt, tmp, s, hash)
 			rdlm_slot_pass(ls, s);
 	}
+	rdlm_rehome_check(ls);
 }
 
 /**
@@ -777,8 +902,12 @@ void rdlm_ls_call_complete(struct rdlm_lockspace *ls,
 	rdlm_ls_after(ls, s);
 }
 
-/* after an engine call that may grant, fail or notify any request */
-static void rdlm_ls_pass_all(struct rdlm_lockspace *ls)
+/**
+ * rdlm_ls_pass_all() - pass every slot, after a call that may grant, fail
+ *	or notify any request
+ * @ls: lockspace (locked)
+ */
+void rdlm_ls_pass_all(struct rdlm_lockspace *ls)
 {
 	struct rdlm_slot *s;
 	struct hlist_node *tmp;
@@ -787,6 +916,7 @@ static void rdlm_ls_pass_all(struct rdlm_lockspace *ls)
 	ls->starved = false;
 	hash_for_each_safe(ls->slots, bkt, tmp, s, hash)
 		rdlm_slot_pass(ls, s);
+	rdlm_rehome_check(ls);
 }
 
 /**
@@ -974,7 +1104,8 @@ static int rdlm_request(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 		list_for_each_entry(w, &res->granted, gr_entry)
 			if (w != lkb && !rdlm_compat(mode, w->grmode))
 				local = true;
-		if (local || s->state != RDLM_SLOT_IDLE) {
+		/* a name whose home moved answers after the thaw only */
+		if (local || s->state != RDLM_SLOT_IDLE || res->frozen) {
 			if (flags & RDLM_LKF_NOQUEUEBAST)
 				rdlm_bast_blockers(lkb);
 			rdlm_lkb_fail(ls, lkb, -EAGAIN);

@@ -36,6 +36,7 @@
 #include "rdlm.h"
 
 #define RDLM_RES_HASH_BITS	10
+#define RDLM_RH_LOST_MAX	16	/* then every LVB not stored is unknown */
 
 /* A node's hold of one lock word. */
 enum rdlm_slot_state {
@@ -54,6 +55,7 @@ struct rdlm_slot {
 	bool trying;		/* acquisition started for a NOQUEUE request */
 	bool remote_waiting;	/* the engine said someone waits behind us */
 	bool lost;		/* the lease expired */
+	bool pinned;		/* held for names that moved: until the thaw */
 	struct rdlm_req *req;	/* engine request, NULL when IDLE */
 	u32 local_grants;	/* grants since own: the takeover bound */
 	u32 lvb_puts;		/* LVB writes not yet acknowledged by home */
@@ -74,6 +76,8 @@ struct rdlm_res {
 	bool lvb_cached;	/* lvb is the home's copy, slot owned */
 	bool lvb_invalid;
 	bool lvb_writer;	/* the home knows us as its PW/EX holder */
+	bool frozen;		/* its home moved: no grant until the thaw */
+	bool rh_told;		/* the new home heard of its LVB */
 	u8 lvb[RDLM_LVB_MAX];
 	u8 namelen;
 	u8 name[RDLM_NAME_MAX];
@@ -204,6 +208,25 @@ struct rdlm_lockspace {
 	u32 memb_recoveries;
 	struct delayed_work memb_work;	/* recovery when a grace ends */
 	struct list_head watchers;	/* &struct rdlm_watch */
+
+	/* names' homes (rehome.c), under ls->lock; bits are node indexes */
+	u64 rh_map;			/* the homes now: memb_in, or all */
+	u64 rh_stable;			/* at the last thaw; 0: none yet */
+	bool rh_active;			/* names moved: frozen until the thaw */
+	bool rh_self_done;		/* our holds of moved names reclaimed */
+	bool rh_pending;		/* a departed node waits for recovery */
+	u32 rh_epoch;			/* the membership that moved them */
+	u64 rh_got;			/* members done with it, as we asked */
+	u64 rh_ask_map[RDLM_MAX_MEMBERS];	/* what each member asked */
+	u32 rh_ask_epoch[RDLM_MAX_MEMBERS];
+	u32 rh_rounds;			/* re-homings completed */
+	/* homes that left with their LVBs: a name homed on one is unknown */
+	struct {
+		u64 map;
+		u64 gone;
+	} rh_lost[RDLM_RH_LOST_MAX];
+	u32 nr_rh_lost;
+	struct delayed_work rh_work;	/* asks again until the thaw */
 };
 
 /* Lock manager messages (SEND, struct rdlm_msg.type), next to the engines'. */
@@ -217,6 +240,12 @@ struct rdlm_lockspace {
 #define RDLM_LM_LVB_VAL1	0x105	/* bytes 16-31 */
 #define RDLM_LM_LVB_HOLD	0x106	/* grantee -> home: PW/EX, LVB cached */
 #define RDLM_LM_LVB_DONE	0x107	/* holder -> home: not written back */
+/* re-homing barrier: reqid is the map of homes, arg the asker's epoch */
+#define RDLM_LM_RH_ASK		0x108	/* done with this map? */
+#define RDLM_LM_RH_DONE		0x109	/* yes: holds of moved names reclaimed */
+#define RDLM_LM_RH_LOST		0x10a	/* reqid map, arg the homes that left it */
+#define RDLM_LM_LVB_MOVE0	0x10b	/* old home -> new home: bytes 0-15 */
+#define RDLM_LM_LVB_MOVE1	0x10c	/* bytes 16-31; flags: invalid */
 #define RDLM_LM_F_INVALID	0x01	/* the LVB is not valid */
 #define RDLM_LM_F_WRITER	0x02	/* GET: the grantee holds PW/EX */
 #define RDLM_LM_F_REFUSED	0x04	/* ACK: the write was not stored */
@@ -246,6 +275,9 @@ void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
 void rdlm_lm_send_msg(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
 		      u8 flags, u64 reqid, u64 arg, u64 cookie);
 void rdlm_home_lvb_node_down(struct rdlm_lockspace *ls, u32 node);
+void rdlm_home_lvb_rehome(struct rdlm_lockspace *ls, u64 old_map,
+			  u64 departed);
+void rdlm_home_lvb_lost(struct rdlm_lockspace *ls, u64 map, u64 gone);
 void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
 void rdlm_lm_send_failed(struct rdlm_lockspace *ls,
 			 const struct rdlm_cqe *cqe);
@@ -262,7 +294,23 @@ void rdlm_lkb_lvb_unreachable(struct rdlm_lockspace *ls,
 void rdlm_memb_init(struct rdlm_lockspace *ls, u32 grace_ms);
 void rdlm_memb_stop(struct rdlm_lockspace *ls);
 
+/* rehome.c */
+u32 rdlm_home_of(struct rdlm_lockspace *ls, u64 map, u64 key);
+bool rdlm_rehome_frozen(struct rdlm_lockspace *ls, u64 key);
+void rdlm_rehome_init(struct rdlm_lockspace *ls);
+void rdlm_rehome_apply(struct rdlm_lockspace *ls, u32 epoch, u64 map,
+		       u64 departed);
+void rdlm_rehome_check(struct rdlm_lockspace *ls);
+void rdlm_rehome_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
+bool rdlm_home_here(struct rdlm_lockspace *ls, u64 key);
+
 /* lock.c */
+struct rdlm_slot *rdlm_slot_get(struct rdlm_lockspace *ls, u32 home,
+				u32 slot);
+void rdlm_res_move(struct rdlm_lockspace *ls, struct rdlm_res *res,
+		   struct rdlm_slot *to);
+bool rdlm_res_reclaimed(struct rdlm_res *res);
+void rdlm_ls_pass_all(struct rdlm_lockspace *ls);
 void rdlm_ls_call_member_down(struct rdlm_lockspace *ls, u32 node, u32 epoch);
 void rdlm_ls_call_member_join(struct rdlm_lockspace *ls, u32 node);
 void rdlm_ls_call_complete(struct rdlm_lockspace *ls,

@@ -375,6 +375,7 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 	hrtimer_init(&ls->home_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	ls->home_timer.function = rdlm_ls_home_timer;
 	rdlm_memb_init(ls, cfg->recovery_grace_ms);
+	rdlm_rehome_init(ls);
 
 	ret = rdlm_lvb_init(ls);
 	if (ret)
@@ -470,6 +471,7 @@ void rdlm_lockspace_stop(struct rdlm_lockspace *ls)
 	ls->dead = true;
 	rdlm_ls_fail_all(ls);
 	rdlm_ls_unlock(ls);
+	cancel_delayed_work_sync(&ls->rh_work);
 
 	/* every lock got its last callback queued: let them run */
 	flush_workqueue(ls->wq);

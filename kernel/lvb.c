@@ -167,6 +167,16 @@ void rdlm_lm_send_msg(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
 
 /* ---- home side --------------------------------------------------------- */
 
+/* The first half of an LVB from a sender, until its second half comes. */
+static void rdlm_lvb_stage_first(struct rdlm_lvb_stage *st,
+				 const struct rdlm_msg *m)
+{
+	st->key = m->reqid;
+	st->valid = true;
+	memcpy(st->data, &m->token, 8);
+	memcpy(st->data + 8, &m->arg, 8);
+}
+
 static void rdlm_home_lvb_free(struct rdlm_lockspace *ls,
 			       struct rdlm_home_lvb *lvb)
 {
@@ -180,6 +190,46 @@ static void rdlm_home_lvb_free(struct rdlm_lockspace *ls,
 static bool rdlm_home_lvb_evicted(struct rdlm_lockspace *ls, u32 slot)
 {
 	return slot < ls->nr_slots && test_bit(slot, ls->lvb_evicted);
+}
+
+/**
+ * rdlm_home_lvb_lost() - homes left with the LVBs of their names
+ * @ls: lockspace (locked)
+ * @map: the map of homes they were in
+ * @gone: those that left
+ *
+ * A name homed on one of them in @map, without an LVB here, reads as
+ * invalid from now on: its value went with its home.
+ */
+void rdlm_home_lvb_lost(struct rdlm_lockspace *ls, u64 map, u64 gone)
+{
+	u32 i;
+
+	for (i = 0; i < ls->nr_rh_lost; i++)
+		if (ls->rh_lost[i].map == map && ls->rh_lost[i].gone == gone)
+			return;
+	if (ls->nr_rh_lost == RDLM_RH_LOST_MAX) {
+		/* too much history: every LVB not stored is unknown */
+		bitmap_fill(ls->lvb_evicted, ls->nr_slots);
+		return;
+	}
+	ls->rh_lost[ls->nr_rh_lost].map = map;
+	ls->rh_lost[ls->nr_rh_lost++].gone = gone;
+}
+
+/* Did the LVB of @key go with a home that left? */
+static bool rdlm_home_lvb_unknown(struct rdlm_lockspace *ls, u64 key,
+				  u32 slot)
+{
+	u32 i;
+
+	if (rdlm_home_lvb_evicted(ls, slot))
+		return true;
+	for (i = 0; i < ls->nr_rh_lost; i++)
+		if (ls->rh_lost[i].gone &
+		    BIT_ULL(rdlm_home_of(ls, ls->rh_lost[i].map, key)))
+			return true;
+	return false;
 }
 
 /* The LVB of @key, used now: NULL if there is none. */
@@ -230,8 +280,8 @@ static struct rdlm_home_lvb *rdlm_home_lvb_get(struct rdlm_lockspace *ls,
 	}
 	lvb->key = key;
 	lvb->slot = slot;
-	/* a value dropped before is unknown */
-	lvb->invalid = rdlm_home_lvb_evicted(ls, slot);
+	/* a value dropped before, or gone with a home, is unknown */
+	lvb->invalid = rdlm_home_lvb_unknown(ls, key, slot);
 	list_add_tail(&lvb->lru, &ls->lvb_lru);
 	ls->nr_lvbs++;
 	return lvb;
@@ -276,6 +326,66 @@ void rdlm_home_lvb_node_down(struct rdlm_lockspace *ls, u32 node)
 			rdlm_home_lvb_fence(ls, lvb);
 }
 
+/**
+ * rdlm_home_lvb_rehome() - the homes of names moved: hand over the LVBs
+ *	of names homed elsewhere now
+ * @ls: lockspace (locked), its new map of homes set
+ * @old_map: the map before
+ * @departed: the homes in it that left the membership (not those that were
+ *	only not in this node's first one): their LVBs are lost
+ *
+ * A live home's LVBs go to the names' new homes before this node says it
+ * is done with the move, so they are there before anyone reads them.
+ */
+void rdlm_home_lvb_rehome(struct rdlm_lockspace *ls, u64 old_map,
+			  u64 departed)
+{
+	struct rdlm_home_lvb *lvb;
+	unsigned long key;
+	u32 home;
+
+	if (departed & old_map)
+		rdlm_home_lvb_lost(ls, old_map, departed & old_map);
+	xa_for_each(&ls->lvbs, key, lvb) {
+		home = rdlm_home_of(ls, ls->rh_map, lvb->key);
+		if (home == ls->self)
+			continue;
+		if (lvb->stored || lvb->invalid)
+			rdlm_lm_send_lvb(ls, home, RDLM_LM_LVB_MOVE0, lvb->slot,
+					 lvb->invalid || lvb->writer ?
+					 RDLM_LM_F_INVALID : 0, 0, lvb->key,
+					 lvb->data, 0);
+		rdlm_home_lvb_free(ls, lvb);
+	}
+}
+
+/* Home side: an LVB handed over by the name's old home. */
+static void rdlm_home_lvb_moved(struct rdlm_lockspace *ls,
+				const struct rdlm_rx *rx)
+{
+	const struct rdlm_msg *m = &rx->msg;
+	struct rdlm_lvb_stage *st = &ls->stage[rx->src];
+	struct rdlm_home_lvb *lvb;
+
+	if (m->type == RDLM_LM_LVB_MOVE0) {
+		rdlm_lvb_stage_first(st, m);
+		return;
+	}
+	/* one a holder told us of (reclaimed) is as new or newer */
+	if (st->valid && st->key == m->reqid && rdlm_home_here(ls, m->reqid) &&
+	    !xa_load(&ls->lvbs, (unsigned long)m->reqid)) {
+		lvb = rdlm_home_lvb_get(ls, m->reqid, m->slot);
+		if (lvb) {
+			memcpy(lvb->data, st->data, 16);
+			memcpy(lvb->data + 16, &m->token, 8);
+			memcpy(lvb->data + 24, &m->arg, 8);
+			lvb->invalid = m->flags & RDLM_LM_F_INVALID;
+			lvb->stored = true;
+		}
+	}
+	st->valid = false;
+}
+
 /* Home side: store an LVB written by a releasing holder, then ack. */
 static void rdlm_home_lvb_put(struct rdlm_lockspace *ls,
 			      const struct rdlm_rx *rx)
@@ -286,13 +396,12 @@ static void rdlm_home_lvb_put(struct rdlm_lockspace *ls,
 	bool ours, stored = false;
 
 	if (m->type == RDLM_LM_LVB_PUT0) {
-		st->key = m->reqid;
-		st->valid = true;
-		memcpy(st->data, &m->token, 8);
-		memcpy(st->data + 8, &m->arg, 8);
+		rdlm_lvb_stage_first(st, m);
 		return;
 	}
-	lvb = rdlm_home_lvb_get(ls, m->reqid, m->slot);
+	/* a name homed elsewhere now (the writer has not moved yet) */
+	lvb = rdlm_home_here(ls, m->reqid) ?
+	      rdlm_home_lvb_get(ls, m->reqid, m->slot) : NULL;
 	/* not from a writer whose lock was broken: that write is not taken */
 	ours = lvb && (!lvb->writer || lvb->writer == rx->src + 1);
 	if (ours && (!st->valid || st->key != m->reqid)) {
@@ -350,7 +459,11 @@ static void rdlm_home_lvb_read(struct rdlm_lockspace *ls,
 	if (lvb)
 		rdlm_home_lvb_grant(ls, lvb, rx->src, writer);
 	/* none: never written, unless dropped (or no memory for a writer) */
-	if (lvb ? lvb->invalid : writer || rdlm_home_lvb_evicted(ls, m->slot))
+	if (lvb ? lvb->invalid :
+		  writer || rdlm_home_lvb_unknown(ls, m->reqid, m->slot))
+		flags = RDLM_LM_F_INVALID;
+	/* asked by a node that has not seen the name move: unknown here */
+	if (!rdlm_home_here(ls, m->reqid))
 		flags = RDLM_LM_F_INVALID;
 	rdlm_lm_send_lvb(ls, rx->src, RDLM_LM_LVB_VAL0, m->slot, flags, 0,
 			 m->arg, lvb ? lvb->data : zero, 0);
@@ -371,12 +484,21 @@ static bool rdlm_lm_home_recv(struct rdlm_lockspace *ls,
 		rdlm_home_lvb_read(ls, rx);
 		return true;
 	case RDLM_LM_LVB_HOLD:
+		if (!rdlm_home_here(ls, rx->msg.reqid))
+			return true;
 		lvb = rdlm_home_lvb_get(ls, rx->msg.reqid, rx->msg.slot);
 		if (lvb)
 			rdlm_home_lvb_grant(ls, lvb, rx->src, true);
 		return true;
 	case RDLM_LM_LVB_DONE:
 		rdlm_home_lvb_done(ls, rx);
+		return true;
+	case RDLM_LM_LVB_MOVE0:
+	case RDLM_LM_LVB_MOVE1:
+		rdlm_home_lvb_moved(ls, rx);
+		return true;
+	case RDLM_LM_RH_LOST:
+		rdlm_home_lvb_lost(ls, rx->msg.reqid, rx->msg.arg);
 		return true;
 	default:
 		return false;
@@ -495,6 +617,10 @@ void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 	if (rdlm_lm_home_recv(ls, rx))
 		return;
 	switch (m->type) {
+	case RDLM_LM_RH_ASK:
+	case RDLM_LM_RH_DONE:
+		rdlm_rehome_recv(ls, rx);
+		break;
 	case RDLM_LM_LVB_ACK:
 		s = rdlm_slot_find(ls, rx->src, m->slot);
 		/*
@@ -598,7 +724,7 @@ int rdlm_lvb_put(struct rdlm_lockspace *ls, struct rdlm_res *res,
 		}
 		return 0;
 	}
-	if (lvb)
+	if (lvb && lvb != res->lvb)
 		memcpy(res->lvb, lvb, RDLM_LVB_MAX);
 	res->lvb_invalid = invalid;
 	res->lvb_cached = true;

@@ -17,7 +17,9 @@
  * acknowledges its fencing (configfs "fence_ack", rdlmctl fence-ack).
  * Recovery is the engine's member_down() (it removes the departed node
  * from the queues and grants behind it) and the lock manager's (its LVB
- * writes become invalid, requests for words homed there fail).
+ * writes become invalid). The names it was home of get new homes among
+ * the members at once, and are granted there once every member has
+ * recovered and reclaimed what it holds of them (rehome.c).
  *
  * A node whose partition lost quorum stops: its held locks are reported
  * lost and every request fails, since the majority recovers from it after
@@ -95,6 +97,7 @@ static void rdlm_memb_recover_due(struct rdlm_lockspace *ls, u64 force)
 		pr_info("lockspace %s: recovering from node %u (epoch %u)\n",
 			ls->name, ls->members[i], ls->memb_epoch);
 		spin_lock_bh(&ls->lock);
+		ls->rh_pending = !!ls->memb_pending;
 		if (!ls->dead)
 			rdlm_ls_call_member_down(ls, i, ls->memb_epoch);
 		ls->memb_recoveries++;
@@ -175,7 +178,7 @@ static int rdlm_memb_parse(struct rdlm_lockspace *ls, const char *buf,
 int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf)
 {
 	u64 in, departed, joined, bit;
-	bool quorate;
+	bool quorate, first;
 	u32 epoch, i;
 	int ret;
 
@@ -189,6 +192,7 @@ int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf)
 	if (epoch <= ls->memb_epoch || ls->memb_stopped)
 		goto out;
 	ret = 0;
+	first = !ls->memb_epoch;
 	ls->memb_epoch = epoch;
 	ls->memb_quorate = quorate;
 	if (!quorate) {
@@ -233,6 +237,14 @@ int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf)
 			rdlm_fabric_ls_fence(ls->fls, ls->members[i], false);
 		}
 	}
+	/* names move to their homes in this membership */
+	spin_lock_bh(&ls->lock);
+	ls->rh_pending = !!ls->memb_pending;
+	if (first)
+		ls->rh_stable = 0;	/* what moved before we came is unknown */
+	if (!ls->dead && (first || departed || joined))
+		rdlm_rehome_apply(ls, epoch, in, departed);
+	rdlm_ls_unlock(ls);
 	rdlm_memb_recover_due(ls, 0);
 	rdlm_memb_done(ls);
 out:
@@ -291,7 +303,9 @@ static void rdlm_memb_print_set(struct rdlm_lockspace *ls, char *buf,
  * configured member while the membership is static), then one line each:
  * "state static|running|stopped", "departed NODEID..." (fenced, until
  * they rejoin), "recovering NODEID..." (waiting for the grace or a fence
- * acknowledgment), "recoveries N".
+ * acknowledgment), "recoveries N", "homes NODEID..." (the nodes names
+ * hash to), "rehoming frozen|done" (names that moved wait for every
+ * member to reclaim them), "rehomed N" (moves completed).
  *
  * Return: bytes written.
  */
@@ -314,6 +328,11 @@ int rdlm_lockspace_show_membership(struct rdlm_lockspace *ls, char *buf,
 			    ls->memb_pending);
 	n += scnprintf(buf + n, size - n, "recoveries %u\n",
 		       ls->memb_recoveries);
+	spin_lock_bh(&ls->lock);
+	rdlm_memb_print_set(ls, buf, size, &n, "homes", ls->rh_map);
+	n += scnprintf(buf + n, size - n, "rehoming %s\nrehomed %u\n",
+		       ls->rh_active ? "frozen" : "done", ls->rh_rounds);
+	rdlm_ls_unlock(ls);
 	mutex_unlock(&ls->memb_mutex);
 	return n;
 }

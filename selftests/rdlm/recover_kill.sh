@@ -10,6 +10,10 @@
 #    and B once node 1 lets it go (the dead waiter ahead of it is skipped;
 #    B's LVB stays valid unless a lease broke node 1's hold); afterwards
 #    nodes 1 and 2 lock both names again;
+#  - node 1 holds D, homed on node 3: once the survivors moved node 3's
+#    names to new homes among themselves ("homes 1 2", "rehoming done"),
+#    node 1 still holds D (not reported lost), node 2 is granted D after
+#    node 1 lets go, and E, a free name homed on node 3, is granted too;
 #  - node 3 boots again (a reset machine), joins corosync and every
 #    lockspace, and locks A, B and a name homed on itself; so do nodes 1
 #    and 2;
@@ -134,6 +138,10 @@ if [ "$ME" = 1 ]; then
 			"$RDLM_OUT/rk.$ls.bheld" &
 		echo $! >"$TMP/holder.$ls"
 		wait_file "$RDLM_OUT/rk.$ls.bheld"
+		# D, held here from just before the kill, and E, free, are
+		# homed on the victim
+		name_homed_on "$ls" $VICTIM rkd >"$RDLM_OUT/rk.$ls.d"
+		name_homed_on "$ls" $VICTIM rke >"$RDLM_OUT/rk.$ls.e"
 	done
 fi
 barrier rk-names 600
@@ -164,6 +172,13 @@ barrier rk-queued 600
 
 NODES=2		# the barriers from here on count the survivors
 if [ "$ME" = 1 ]; then
+	# (taken late, so that no lease runs out before the check)
+	for ls in $LSS; do
+		"$HELPER" hold "$ls" "$(cat "$RDLM_OUT/rk.$ls.d")" \
+			"$RDLM_OUT/rk.$ls.dheld" &
+		echo $! >"$TMP/dholder.$ls"
+		wait_file "$RDLM_OUT/rk.$ls.dheld"
+	done
 	kill_node $VICTIM
 	# it died inside its critical sections
 	for f in "$RDLM_OUT"/cs.*/owner; do
@@ -210,6 +225,53 @@ if [ "$ME" = 2 ]; then
 fi
 barrier rk-granted 600
 
+# D and E had their home on the victim: they moved to a survivor, where
+# node 1 still holds D (reclaimed, not lost) and node 2 is granted it only
+# after node 1 lets go
+for ls in $LSS; do
+	for ((i = 0; i < 1200; i++)); do
+		grep -q "^rehoming done" "$CFS/lockspaces/$ls/membership" && break
+		sleep 0.1
+	done
+	grep -q "^rehoming done" "$CFS/lockspaces/$ls/membership" ||
+		fail "$ls: names not re-homed: $(cat "$CFS/lockspaces/$ls/membership")"
+	grep -q "^homes 1 2\$" "$CFS/lockspaces/$ls/membership" ||
+		fail "$ls: homes not the survivors: $(cat "$CFS/lockspaces/$ls/membership")"
+done
+barrier rk-rehomed 600
+if [ "$ME" = 1 ]; then
+	for ls in $LSS; do
+		# the bakery's holder ends its own hold with its 2 s lease
+		case $ls in lk-bakery*) continue ;; esac
+		[ ! -e "$RDLM_OUT/rk.$ls.dheld.lost" ] ||
+			fail "$ls: D, held by a survivor, lost when its home died"
+	done
+fi
+barrier rk-dchecked 600
+if [ "$ME" = 2 ]; then
+	declare -A wd
+	for ls in $LSS; do
+		"$HELPER" wait "$ls" "$(cat "$RDLM_OUT/rk.$ls.d")" $GRANT_MS \
+			>"$TMP/d.$ls" &
+		wd[$ls]=$!
+	done
+	sleep 3		# queued behind node 1 at D's new home
+fi
+barrier rk-dqueued 600
+if [ "$ME" = 1 ]; then
+	for ls in $LSS; do
+		kill "$(cat "$TMP/dholder.$ls")"
+	done
+fi
+if [ "$ME" = 2 ]; then
+	for ls in $LSS; do
+		wait ${wd[$ls]} ||
+			fail "$ls: D not granted at its new home: $(cat "$TMP/d.$ls")"
+		echo "$ls: D granted at its new home ($(cat "$TMP/d.$ls"))"
+	done
+fi
+barrier rk-dgranted 600
+
 # events_after REGEX...: within 30 s, the last lines of the events file
 # match these, in this order
 events_after()
@@ -232,9 +294,9 @@ if [ "$ME" = 2 ]; then
 	echo "$EVLS: membership events: $(tr '\n' ' ' <"$TMP/events")"
 fi
 
-# both names work for the survivors, one node after the other
+# the names work for the survivors, one node after the other
 for ls in $LSS; do
-	for x in a b; do
+	for x in a b d e; do
 		"$HELPER" wait "$ls" "$(cat "$RDLM_OUT/rk.$ls.$x")" 60000 \
 			>"$TMP/again" ||
 			fail "$ls: $x after the recovery: $(cat "$TMP/again")"
