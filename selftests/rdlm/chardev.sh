@@ -20,9 +20,7 @@ local_node "$ME"
 echo "wait $LS 60" >$DBG/selftest || fail "$LS not ready"
 
 RDLM_TEST_LS=$LS ./chardev_test || fail "chardev_test"
-[ "$(cat $DBG/dev)" = "$(printf 'files 0\nlocks 0\nevents 0')" ] ||
-	fail "left behind: $(cat $DBG/dev)"
-grep -q " locks 0$" $DBG/ls/$LS || fail "locks left in $LS: $(cat $DBG/ls/$LS)"
+nothing_left "chardev_test"
 
 # Leases of 10 ms expire under the requests (TCG): lost notices race with
 # grants, conversions, cancels, signals, close and kill -9; still only
@@ -44,10 +42,7 @@ for pid in "${pids[@]}"; do
 	wait "$pid" || fail "stress with lost leases"
 done
 { wait $victim; } 2>/dev/null
-[ "$(cat $DBG/dev)" = "$(printf 'files 0\nlocks 0\nevents 0')" ] ||
-	fail "left behind after lost leases: $(cat $DBG/dev)"
-grep -q " locks 0$" $DBG/ls/$LS ||
-	fail "locks left in $LS after lost leases: $(cat $DBG/ls/$LS)"
+nothing_left "lost leases and kill -9"
 grep "^requests" $DBG/ls/$LS
 
 "$REPO/userspace/rdlmctl" leave $LS || fail "remove $LS"

@@ -97,6 +97,26 @@ wait_file()
 	fail "$1 did not appear in 60 s"
 }
 
+# nothing_left WHAT [LS]: no open file, lock or event of the device, and
+# no lock in lockspace LS (default $LS, "" for none). What a closed or
+# killed file leaves ends in the background (close() waits 0.5 s): 30 s
+# allowed for slow kernels and loaded hosts, the time printed past 1 s.
+nothing_left()
+{
+	local i ls=${2-$LS}
+
+	for ((i = 0; i < 300; i++)); do
+		if [ "$(cat $DBG/dev)" = "$(printf 'files 0\nlocks 0\nevents 0')" ] &&
+		   { [ -z "$ls" ] || grep -q " locks 0$" $DBG/ls/$ls; }; then
+			[ $i -lt 10 ] || echo "$1: all gone after $((i / 10)) s"
+			return 0
+		fi
+		sleep 0.1
+	done
+	[ -z "$ls" ] || cat $DBG/ls/$ls
+	fail "left behind 30 s after $1: $(cat $DBG/dev)"
+}
+
 # long_leases LS...: give the lockspaces a 60 s lease. Under TCG a holder
 # can wait for another node longer than the lk-* lockspaces' 2 s lease,
 # after which the bakery and central report it lost, let waiters in and

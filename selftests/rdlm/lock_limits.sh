@@ -23,25 +23,6 @@ PER_FILE=16
 MAX_LOCKS=40
 MAX_LVBS=4
 
-# nothing_left WHAT: no open file, lock or event of the device, no lock in
-# $LS (what a closed file leaves ends in the background: 10 s at most; 30 s
-# allowed for slow kernels, and the time is printed past 1 s)
-nothing_left()
-{
-	local i
-
-	for ((i = 0; i < 300; i++)); do
-		if [ "$(cat $DBG/dev)" = "$(printf 'files 0\nlocks 0\nevents 0')" ] &&
-		   grep -q " locks 0$" $DBG/ls/$LS; then
-			[ $i -lt 10 ] || echo "$1: all gone after $((i / 10)) s"
-			return 0
-		fi
-		sleep 0.1
-	done
-	cat $DBG/ls/$LS
-	fail "left behind 30 s after $1: $(cat $DBG/dev)"
-}
-
 rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load

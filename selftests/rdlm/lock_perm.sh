@@ -59,7 +59,6 @@ expect_fail "Operation not permitted" lock_as \
 chgrp 0 /dev/rdlm
 "$RDLMCTL" leave $LS || fail "remove $LS"
 rmdir $CFS/nodes/self || fail "remove this node"
-[ "$(cat $DBG/dev)" = "$(printf 'files 0\nlocks 0\nevents 0')" ] ||
-	fail "left behind: $(cat $DBG/dev)"
+nothing_left "every program" ""
 rdlm_unload
 kmsg_check
