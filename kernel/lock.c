@@ -73,6 +73,26 @@ static void rdlm_wake(void *arg)
 	complete(&w->done);
 }
 
+/*
+ * Complete a synchronous caller's request from where it completes (the
+ * verb's completion, a timer, the caller's own call): the status block is
+ * filled under ls->lock and the caller woken, without the hop through the
+ * callback work the other asts take. Only when no earlier completion of
+ * the lock is still queued, so that the caller sees them in order.
+ */
+static void rdlm_wake_now(struct rdlm_lkb *lkb, int status, u32 sbflags,
+			  bool lvb)
+{
+	struct rdlm_lksb *lksb = lkb->lksb;
+
+	if (lvb && lksb->lvb)
+		memcpy(lksb->lvb, lkb->lvb_snap, RDLM_LVB_MAX);
+	lksb->flags = sbflags;
+	lksb->status = status;
+	lkb->ls->st.asts_direct++;
+	rdlm_wake(lkb->arg);
+}
+
 static void rdlm_queue_cb(struct rdlm_lkb *lkb, u8 flag)
 {
 	struct rdlm_lockspace *ls = lkb->ls;
@@ -110,6 +130,13 @@ void rdlm_queue_ast(struct rdlm_lkb *lkb, int status, u32 sbflags,
 			(RDLM_MAX_ASTS - 1 - i) * sizeof(lkb->asts[0]));
 		lkb->nr_asts--;
 	}
+	if (lkb->ast == rdlm_wake && !lkb->nr_asts) {
+		/* a waiter on the stack: woken once, from here, then gone */
+		rdlm_wake_now(lkb, status, sbflags, lvb);
+		lkb->ast = NULL;
+		lkb->arg = NULL;
+		return;
+	}
 	a = &lkb->asts[lkb->nr_asts++];
 	a->status = status;
 	a->sbflags = sbflags;
@@ -118,10 +145,10 @@ void rdlm_queue_ast(struct rdlm_lkb *lkb, int status, u32 sbflags,
 	a->arg = lkb->arg;
 	a->lksb = lkb->lksb;
 	if (lkb->ast == rdlm_wake) {
-		/* a waiter on the stack: woken once, then gone */
 		lkb->ast = NULL;
 		lkb->arg = NULL;
 	}
+	lkb->ls->st.asts_queued++;
 	rdlm_queue_cb(lkb, RDLM_CB_AST);
 }
 
@@ -250,7 +277,7 @@ static void rdlm_slot_maybe_free(struct rdlm_lockspace *ls,
 				 struct rdlm_slot *s)
 {
 	if (s->state == RDLM_SLOT_IDLE && list_empty(&s->resources) &&
-	    !s->lvb_puts && !s->pinned) {
+	    !s->lvb_puts && !s->pinned && !s->retiring) {
 		hash_del(&s->hash);
 		kfree(s);
 	}
@@ -436,6 +463,31 @@ static void rdlm_slot_release(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 
 	s->state = RDLM_SLOT_RELEASING;
 	ls->eng.ops->unlock(&ls->eng, s->req, &out);
+}
+
+/*
+ * A word this node is giving back is taken again at once when the engine
+ * lets a node have two requests on one word: the new request follows the
+ * release on the same connection (verbs to a node execute in order)
+ * instead of waiting a round trip for its completion. The released
+ * request lives on in the engine until it is DONE; nothing it does
+ * touches the word's locks any more.
+ */
+static bool rdlm_slot_retire(struct rdlm_lockspace *ls, struct rdlm_slot *s)
+{
+	struct rdlm_res *res;
+
+	if (s->state != RDLM_SLOT_RELEASING || s->retiring ||
+	    !ls->eng.ops->many_per_word)
+		return false;
+	s->retiring = s->req;
+	s->req = NULL;
+	s->state = RDLM_SLOT_IDLE;
+	s->lost = false;
+	list_for_each_entry(res, &s->resources, slot_entry)
+		res->lvb_cached = false;
+	ls->st.retakes++;
+	return true;
 }
 
 /* ---- completing requests --------------------------------------------- */
@@ -713,6 +765,8 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 	if ((s->state == RDLM_SLOT_ACQUIRING && !waiters && !holders) ||
 	    (s->state == RDLM_SLOT_OWNED && !holders && !s->lvb_puts))
 		rdlm_slot_release(ls, s);
+	if (s->state == RDLM_SLOT_RELEASING && (waiters || reclaim))
+		rdlm_slot_retire(ls, s);
 	/* after a release that needed no verb (a lost lease), too */
 	if (s->state == RDLM_SLOT_IDLE && (waiters || reclaim))
 		rdlm_slot_acquire(ls, s, need, false);
@@ -783,6 +837,16 @@ static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
 	struct rdlm_verb v;
 	struct rdlm_res *res;
 	int ret;
+
+	if (s && act->req == s->retiring && act->kind != RDLM_ACT_POST &&
+	    act->kind != RDLM_ACT_TIMER) {
+		/* released and replaced: only its end matters */
+		if (act->kind == RDLM_ACT_DONE) {
+			s->retiring = NULL;
+			rdlm_req_free(&ls->eng, act->req);
+		}
+		return;
+	}
 
 	switch (act->kind) {
 	case RDLM_ACT_POST:
@@ -895,6 +959,7 @@ void rdlm_ls_call_complete(struct rdlm_lockspace *ls,
 	 * grant it: the engine keeps its place only to give it back.
 	 */
 	if (s && s->trying && s->state == RDLM_SLOT_ACQUIRING &&
+	    cqe->req == s->req &&
 	    cqe->kind != RDLM_VERB_SEND && cqe->kind != RDLM_VERB_WRITE_IMM) {
 		s->trying = false;
 		rdlm_slot_fail_waiters(ls, s, -EAGAIN, true);
@@ -1105,7 +1170,8 @@ static int rdlm_request(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 			if (w != lkb && !rdlm_compat(mode, w->grmode))
 				local = true;
 		/* a name whose home moved answers after the thaw only */
-		if (local || s->state != RDLM_SLOT_IDLE || res->frozen) {
+		if (local || res->frozen || (s->state != RDLM_SLOT_IDLE &&
+					     !rdlm_slot_retire(ls, s))) {
 			if (flags & RDLM_LKF_NOQUEUEBAST)
 				rdlm_bast_blockers(lkb);
 			rdlm_lkb_fail(ls, lkb, -EAGAIN);

@@ -57,6 +57,7 @@ struct rdlm_slot {
 	bool lost;		/* the lease expired */
 	bool pinned;		/* held for names that moved: until the thaw */
 	struct rdlm_req *req;	/* engine request, NULL when IDLE */
+	struct rdlm_req *retiring;	/* a released one still in the engine */
 	u32 local_grants;	/* grants since own: the takeover bound */
 	u32 lvb_puts;		/* LVB writes not yet acknowledged by home */
 	u32 puts_sent;		/* LVB writes and DONEs sent, ever */

@@ -50,6 +50,9 @@ struct rdlm_lockspace;
  * @cancels: requests cancelled
  * @unlocks: locks released
  * @basts: blocking callbacks delivered
+ * @asts_queued: completions delivered through the callback work
+ * @asts_direct: synchronous callers woken where their request completed
+ * @retakes: words taken again while their release was still under way
  * @lost: locks lost (lease expired, member down)
  * @lvb_invalidated: as a home, LVBs marked invalid because their PW/EX
  *	holder's node went away, or its lock was broken, before writing back
@@ -68,6 +71,9 @@ struct rdlm_lockspace_stats {
 	u64 cancels;
 	u64 unlocks;
 	u64 basts;
+	u64 asts_queued;
+	u64 asts_direct;
+	u64 retakes;
 	u64 lost;
 	u64 lvb_invalidated;
 	u64 lvb_lost;

@@ -661,6 +661,7 @@ static void cl_member_up(struct rdlm_engine *eng, u32 node,
 
 const struct rdlm_engine_ops rdlm_central_ops = {
 	.name = "central",
+	.many_per_word = true,
 	.init = cl_init,
 	.fini = cl_fini,
 	.lock = cl_lock,

@@ -354,6 +354,9 @@ struct rdlm_engine;
  * @name: "bakery", "central", ...
  * @mbox_kinds: mailbox entries the engine writes per (request, sending
  *	node), 0 if it writes no WRITE_WITH_IMM notices
+ * @many_per_word: one node may have several requests on one word at once
+ *	(the lock manager then takes a word again while its release is under
+ *	way); the queue engines allow one request per node and word
  * @init: set up engine-private state (may sleep, may allocate)
  * @fini: free engine-private state
  * @lock: start acquiring @req; returns 0 or -errno (then nothing emitted)
@@ -385,6 +388,7 @@ struct rdlm_engine;
 struct rdlm_engine_ops {
 	const char *name;
 	u32 mbox_kinds;
+	bool many_per_word;
 	int (*init)(struct rdlm_engine *eng);
 	void (*fini)(struct rdlm_engine *eng);
 	int (*lock)(struct rdlm_engine *eng, struct rdlm_req *req,

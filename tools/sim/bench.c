@@ -56,8 +56,7 @@ static void run_row(const struct sim_cfg *base, const struct row *rw)
 	c.long_k = rw->long_k;
 	c.fifo_check = rw->ops == &rdlm_bakery_ops;
 	/* the queue engines need the core's one request per node and word */
-	c.node_queue = rw->ops != &rdlm_bakery_ops &&
-		       rw->ops != &rdlm_central_ops;
+	c.node_queue = !rw->ops->many_per_word;
 	c.quiet = true;
 	if (sim_run(&c, &r)) {
 		printf("%-24s simulator setup failed\n", rw->name);
