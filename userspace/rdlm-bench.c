@@ -60,6 +60,7 @@
 #define MAX_SAMPLES	(1 << 20)
 #define MAX_HOLD	4096
 #define BAST_WAIT_MS	10000	/* the other side of a ping-pong starts late */
+#define ROW_LOCK_TIMEOUT_MS	30000	/* a row's request that hangs fails */
 
 struct shared {
 	unsigned long long incs[MAX_NAMES];
@@ -266,8 +267,8 @@ static void sample(const char *row, const char *w, unsigned long long ns)
 static int lock_one(struct row_ctx *rc, int mode, const char *name,
 		    uint32_t flags, uint32_t *lkid, void *lvb)
 {
-	int ret = rdlm_lock(rc->fd, mode, name, strlen(name), flags, 0, lkid,
-			    lvb);
+	int ret = rdlm_lock(rc->fd, mode, name, strlen(name), flags,
+			    ROW_LOCK_TIMEOUT_MS, lkid, lvb);
 
 	if (ret)
 		fprintf(stderr, "rdlm-bench: lock %s: %s\n", name,
