@@ -570,6 +570,40 @@ static int rdlm_ls_check_cfg(const struct rdlm_fabric_ls_cfg *cfg)
 	return self ? 0 : -EINVAL;
 }
 
+/* A completion of a verb applied here, run later (see below). */
+struct rdlm_local_done {
+	struct list_head entry;
+	rdlm_fabric_done_t done;
+	void *ctx;
+	struct rdlm_cqe res;
+};
+
+static void rdlm_fabric_ls_local_work(struct work_struct *work)
+{
+	struct rdlm_fabric_ls *ls = container_of(work, struct rdlm_fabric_ls,
+						 local_work);
+	struct rdlm_local_done *ld;
+
+	for (;;) {
+		spin_lock_bh(&ls->lock);
+		ld = list_first_entry_or_null(&ls->local_done,
+					      struct rdlm_local_done, entry);
+		if (ld)
+			list_del(&ld->entry);
+		spin_unlock_bh(&ls->lock);
+		if (!ld)
+			return;
+		/* as rdlm_op_complete(): quiesce waits for this section */
+		rcu_read_lock();
+		ld->done(ld->ctx, &ld->res);
+		atomic_dec(&ls->inflight_self);
+		if (atomic_dec_and_test(&ls->inflight))
+			wake_up(&ls->wait);
+		rcu_read_unlock();
+		kfree(ld);
+	}
+}
+
 /**
  * rdlm_fabric_ls_create() - bring up a lockspace's fabric side
  * @cfg: lockspace configuration
@@ -608,6 +642,10 @@ int rdlm_fabric_ls_create(const struct rdlm_fabric_ls_cfg *cfg,
 	spin_lock_init(&ls->lock);
 	init_waitqueue_head(&ls->wait);
 	atomic_set(&ls->inflight, 0);
+	atomic_set(&ls->inflight_self, 0);
+	atomic64_set(&ls->local_atomics, 0);
+	INIT_LIST_HEAD(&ls->local_done);
+	INIT_WORK(&ls->local_work, rdlm_fabric_ls_local_work);
 	ls->nr_members = cfg->nr_members;
 	for (i = 0; i < cfg->nr_members; i++)
 		ls->members[i].cfg = cfg->members[i];
@@ -762,6 +800,8 @@ void rdlm_fabric_ls_quiesce(struct rdlm_fabric_ls *ls)
 		rdlm_fabric_ls_reset_conns(ls);
 		wait_event(ls->wait, !atomic_read(&ls->inflight));
 	}
+	/* its last completion ran; the work may still be looking for more */
+	flush_work(&ls->local_work);
 	/* completions decrement and wake inside an RCU read section */
 	synchronize_rcu();
 	mutex_lock(&rdlm_fabric.mutex);
@@ -938,6 +978,64 @@ u64 rdlm_fabric_ls_word(struct rdlm_fabric_ls *ls, u32 slot)
 	return slot < ls->nr_slots ? READ_ONCE(*rdlm_fabric_ls_word_ptr(ls, slot)) : 0;
 }
 
+/*
+ * In CPU-atomic mode a verb on this node's own table needs no network: the
+ * CPU applies it here as the receive path does for a peer's request. Only
+ * while no verb to this node is in flight, so that verbs to it keep their
+ * posting order (the caller serialises its posts of one lockspace). A verb
+ * that changed the word completes before the post returns; a READ or a
+ * CAS that failed completes from a work item, counted in flight until
+ * then, so that an engine polling its own word yields between polls.
+ */
+static bool rdlm_fabric_ls_apply_here(struct rdlm_fabric_ls *ls,
+				      const struct rdlm_verb *v,
+				      rdlm_fabric_done_t done, void *ctx)
+{
+	struct rdlm_local_done *ld;
+	u64 *word, new;
+
+	if (ls->atomic_mode != RDLM_ATOMIC_CPU || v->node != ls->local ||
+	    (v->kind != RDLM_VERB_FA && v->kind != RDLM_VERB_CAS &&
+	     v->kind != RDLM_VERB_READ) ||
+	    v->slot >= ls->nr_slots || atomic_read(&ls->inflight_self))
+		return false;
+	ld = kmalloc(sizeof(*ld), GFP_ATOMIC);
+	if (!ld)
+		return false;
+	/* as a post: rdlm_fabric_ls_quiesce() synchronizes with this */
+	rcu_read_lock();
+	if (READ_ONCE(ls->dead)) {
+		rcu_read_unlock();
+		kfree(ld);
+		return false;
+	}
+	ld->done = done;
+	ld->ctx = ctx;
+	ld->res = (struct rdlm_cqe){
+		.req = v->req, .cookie = v->cookie, .kind = v->kind,
+	};
+	word = rdlm_fabric_ls_word_ptr(ls, v->slot);
+	spin_lock_bh(&ls->lock);
+	ld->res.value = READ_ONCE(*word);
+	new = rdlm_word_apply(ld->res.value, v->kind, v->arg0, v->arg1);
+	WRITE_ONCE(*word, new);
+	if (new == ld->res.value && v->kind != RDLM_VERB_FA) {
+		atomic_inc(&ls->inflight);
+		atomic_inc(&ls->inflight_self);
+		list_add_tail(&ld->entry, &ls->local_done);
+		queue_work(rdlm_fabric.wq, &ls->local_work);
+		ld = NULL;
+	}
+	spin_unlock_bh(&ls->lock);
+	atomic64_inc(&ls->local_atomics);
+	if (ld) {
+		done(ctx, &ld->res);
+		kfree(ld);
+	}
+	rcu_read_unlock();
+	return true;
+}
+
 /**
  * rdlm_fabric_post() - post one engine verb
  * @ls: lockspace
@@ -947,7 +1045,9 @@ u64 rdlm_fabric_ls_word(struct rdlm_fabric_ls *ls, u32 slot)
  *
  * FA, CAS and READ hit lock word v->slot of v->node's table, as one-sided
  * NIC atomics or, in CPU-atomic mode, as a request the home's CPU applies;
- * the completion carries the word's original value. WRITE_IMM writes
+ * the completion carries the word's original value (in CPU-atomic mode a
+ * verb on this node's own table is applied before this returns, and @done
+ * called, when no verb to this node is in flight). WRITE_IMM writes
  * v->arg0 and v->imm into mailbox slot v->slot; SEND carries v->msg. Verbs
  * to one node execute in posting order. Never sleeps; not from hard irq.
  *
@@ -965,6 +1065,8 @@ int rdlm_fabric_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
 	}
 	if (test_bit(RDLM_LS_CLAIMED, &ls->flags))
 		return -EBUSY;
+	if (rdlm_fabric_ls_apply_here(ls, v, done, ctx))
+		return 0;
 	return rdlm_fabric_ls_post(ls, v, done, ctx);
 }
 
@@ -1101,11 +1203,12 @@ static int rdlm_lockspaces_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&rdlm_fabric.mutex);
 	list_for_each_entry(ls, &rdlm_fabric.lockspaces, entry) {
-		seq_printf(m, "%s lsid %08x index %u mode %s slots %u mbox %u inflight %d members",
+		seq_printf(m, "%s lsid %08x index %u mode %s slots %u mbox %u inflight %d local_atomics %lld members",
 			   ls->name, ls->lsid, ls->index,
 			   ls->atomic_mode == RDLM_ATOMIC_CPU ? "cpu" : "nic",
 			   ls->nr_slots, ls->nr_mbox,
-			   atomic_read(&ls->inflight));
+			   atomic_read(&ls->inflight),
+			   (long long)atomic64_read(&ls->local_atomics));
 		for (i = 0; i < ls->nr_members; i++)
 			seq_printf(m, " %u:%s", ls->members[i].cfg.nodeid,
 				   ls->members[i].fenced ? "fenced" :

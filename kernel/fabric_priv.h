@@ -207,6 +207,10 @@ struct rdlm_fabric_ls {
 	const struct rdlm_fabric_ls_ops *ops;
 	void *priv;
 	atomic_t inflight;		/* posted, not completed */
+	atomic_t inflight_self;		/* ... of them to this node */
+	atomic64_t local_atomics;	/* applied here without a verb */
+	struct list_head local_done;	/* their completions to run later */
+	struct work_struct local_work;	/* runs them */
 	wait_queue_head_t wait;
 	u32 nr_members;
 	struct rdlm_member members[];
@@ -372,6 +376,7 @@ struct rdlm_op {
 	u64 dma;
 	ktime_t t0;
 	u32 gen;
+	bool to_self;			/* counted in inflight_self */
 	u8 buf[RDLM_MSG_MAX] ____cacheline_aligned;
 };
 
