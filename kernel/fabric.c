@@ -601,6 +601,7 @@ static void rdlm_fabric_ls_local_work(struct work_struct *work)
 			wake_up(&ls->wait);
 		rcu_read_unlock();
 		kfree(ld);
+		cond_resched();
 	}
 }
 
@@ -982,7 +983,9 @@ u64 rdlm_fabric_ls_word(struct rdlm_fabric_ls *ls, u32 slot)
  * In CPU-atomic mode a verb on this node's own table needs no network: the
  * CPU applies it here as the receive path does for a peer's request. Only
  * while no verb to this node is in flight, so that verbs to it keep their
- * posting order (the caller serialises its posts of one lockspace). A verb
+ * posting order (the caller serialises its posts of one lockspace), and
+ * while this node counts as reachable (its loopback connection is up and
+ * its table known: a failure fails verbs to it, as to any node). A verb
  * that changed the word completes before the post returns; a READ or a
  * CAS that failed completes from a work item, counted in flight until
  * then, so that an engine polling its own word yields between polls.
@@ -991,13 +994,14 @@ static bool rdlm_fabric_ls_apply_here(struct rdlm_fabric_ls *ls,
 				      const struct rdlm_verb *v,
 				      rdlm_fabric_done_t done, void *ctx)
 {
+	struct rdlm_member *self = rdlm_fabric_ls_member(ls, ls->local);
 	struct rdlm_local_done *ld;
 	u64 *word, new;
 
 	if (ls->atomic_mode != RDLM_ATOMIC_CPU || v->node != ls->local ||
 	    (v->kind != RDLM_VERB_FA && v->kind != RDLM_VERB_CAS &&
 	     v->kind != RDLM_VERB_READ) ||
-	    v->slot >= ls->nr_slots || atomic_read(&ls->inflight_self))
+	    v->slot >= ls->nr_slots || atomic_read(&ls->inflight_self) || !self)
 		return false;
 	ld = kmalloc(sizeof(*ld), GFP_ATOMIC);
 	if (!ld)
@@ -1016,6 +1020,12 @@ static bool rdlm_fabric_ls_apply_here(struct rdlm_fabric_ls *ls,
 	};
 	word = rdlm_fabric_ls_word_ptr(ls, v->slot);
 	spin_lock_bh(&ls->lock);
+	if (!self->remote.ready) {
+		spin_unlock_bh(&ls->lock);
+		rcu_read_unlock();
+		kfree(ld);
+		return false;
+	}
 	ld->res.value = READ_ONCE(*word);
 	new = rdlm_word_apply(ld->res.value, v->kind, v->arg0, v->arg1);
 	WRITE_ONCE(*word, new);
@@ -1023,7 +1033,7 @@ static bool rdlm_fabric_ls_apply_here(struct rdlm_fabric_ls *ls,
 		atomic_inc(&ls->inflight);
 		atomic_inc(&ls->inflight_self);
 		list_add_tail(&ld->entry, &ls->local_done);
-		queue_work(rdlm_fabric.wq, &ls->local_work);
+		queue_work(system_highpri_wq, &ls->local_work);
 		ld = NULL;
 	}
 	spin_unlock_bh(&ls->lock);

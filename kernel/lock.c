@@ -77,8 +77,9 @@ static void rdlm_wake(void *arg)
  * Complete a synchronous caller's request from where it completes (the
  * verb's completion, a timer, the caller's own call): the status block is
  * filled under ls->lock and the caller woken, without the hop through the
- * callback work the other asts take. Only when no earlier completion of
- * the lock is still queued, so that the caller sees them in order.
+ * callback work the other asts take. Only when no earlier callback of the
+ * lock is still queued or being delivered, so that the caller sees them in
+ * order and none runs after its call returned.
  */
 static void rdlm_wake_now(struct rdlm_lkb *lkb, int status, u32 sbflags,
 			  bool lvb)
@@ -130,7 +131,7 @@ void rdlm_queue_ast(struct rdlm_lkb *lkb, int status, u32 sbflags,
 			(RDLM_MAX_ASTS - 1 - i) * sizeof(lkb->asts[0]));
 		lkb->nr_asts--;
 	}
-	if (lkb->ast == rdlm_wake && !lkb->nr_asts) {
+	if (lkb->ast == rdlm_wake && !lkb->nr_asts && lkb->ls->cb_cur != lkb) {
 		/* a waiter on the stack: woken once, from here, then gone */
 		rdlm_wake_now(lkb, status, sbflags, lvb);
 		lkb->ast = NULL;
@@ -214,6 +215,8 @@ void rdlm_ls_cb_work(struct work_struct *work)
 		spin_lock_bh(&ls->lock);
 		lkb = list_first_entry_or_null(&ls->cb_list, struct rdlm_lkb,
 					       cb_entry);
+		/* no direct wake-up overtakes what is delivered outside the lock */
+		ls->cb_cur = lkb;
 		if (!lkb) {
 			rdlm_ls_unlock(ls);
 			return;
@@ -1439,7 +1442,9 @@ static int __rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
 			goto out;
 		if (ast)
 			lkb->ast = ast;
-		lkb->arg = arg;
+		/* a caller waiting in rdlm_lock_wait() keeps its wake-up */
+		if (lkb->ast != rdlm_wake)
+			lkb->arg = arg;
 		/* granted but waiting for the LVB: taken back */
 		if (lkb->lvb_wait)
 			rdlm_lkb_ungrant(ls, lkb, -RDLM_ECANCEL);

@@ -189,6 +189,7 @@ struct rdlm_lockspace {
 	struct rdlm_lvb_stage *stage;	/* first halves, per sender */
 
 	struct list_head cb_list;	/* locks with callbacks to run */
+	struct rdlm_lkb *cb_cur;	/* the lock cb_work delivers to now */
 	struct work_struct cb_work;
 	struct workqueue_struct *wq;
 	struct work_struct free_work;	/* after the last reference */

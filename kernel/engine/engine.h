@@ -48,7 +48,9 @@
  * counted by kind in &struct rdlm_engine_stats.
  *
  * Concurrency and ordering assumed from the fabric: verbs between a pair of
- * nodes are executed in posting order (one RC QP), atomics on one word are
+ * nodes are executed in posting order (one RC QP; their completions may come
+ * in another order: CPU-atomic verbs on the node's own table complete
+ * without the QP), atomics on one word are
  * serialised at its home, and a verb is either executed within the lease or
  * completed with an error (connection torn down).
  */

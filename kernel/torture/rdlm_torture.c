@@ -109,6 +109,10 @@ static int timeout_ms = 20000;
 module_param(timeout_ms, int, 0444);
 MODULE_PARM_DESC(timeout_ms, "Request timeout in milliseconds (0: none)");
 
+static bool lvb = true;
+module_param(lvb, bool, 0444);
+MODULE_PARM_DESC(lvb, "Read the value block at every grant and write it at every PW/EX release, and check it (default on)");
+
 static int stat_interval;
 module_param(stat_interval, int, 0444);
 MODULE_PARM_DESC(stat_interval, "Seconds between statistics lines (0: none)");
@@ -407,7 +411,7 @@ static u64 torture_granted(struct torture_thread *t, struct torture_name *tn,
 	if (t->lksb.flags & RDLM_SBF_DEMOTED)
 		torture_count(TS_DEMOTED);
 	torture_claim(t, tn, mode);
-	if (mode == RDLM_LOCK_NL)
+	if (mode == RDLM_LOCK_NL || !lvb)
 		return val;
 	if (t->lksb.flags & RDLM_SBF_VALNOTVALID) {
 		torture_count(TS_LVB_INVALID);
@@ -467,7 +471,7 @@ static void torture_op(struct torture_thread *t)
 	u32 r = prandom_u32_state(&t->rnd);
 	int n = r % nlocks, mode, to, ret;
 	struct torture_name *tn = &torture_names[n];
-	u32 flags = RDLM_LKF_VALBLK;
+	u32 flags = lvb ? RDLM_LKF_VALBLK : 0;
 	bool claimed, write;
 	ktime_t t0, busy;
 	u64 min, val;
@@ -495,7 +499,7 @@ static void torture_op(struct torture_thread *t)
 	}
 	val = torture_granted(t, tn, mode, min);
 	claimed = true;
-	write = mode != RDLM_LOCK_PR;
+	write = lvb && mode != RDLM_LOCK_PR;
 	torture_hold(t);
 
 	if ((mode == RDLM_LOCK_PR || mode == RDLM_LOCK_EX) && convert_pct &&
@@ -508,7 +512,7 @@ static void torture_op(struct torture_thread *t)
 		torture_unclaim(tn, mode);
 		claimed = false;
 		to = mode == RDLM_LOCK_PR ? RDLM_LOCK_EX : RDLM_LOCK_PR;
-		flags = RDLM_LKF_CONVERT | RDLM_LKF_VALBLK;
+		flags = RDLM_LKF_CONVERT | (lvb ? RDLM_LKF_VALBLK : 0);
 		if (to == RDLM_LOCK_EX && noqueue_pct &&
 		    torture_pct(t, noqueue_pct))
 			flags |= RDLM_LKF_NOQUEUE;
@@ -525,7 +529,7 @@ static void torture_op(struct torture_thread *t)
 				torture_written(tn, val);
 			val = torture_granted(t, tn, to, min);
 			claimed = true;
-			write = to != RDLM_LOCK_PR;
+			write = lvb && to != RDLM_LOCK_PR;
 			mode = to;
 			torture_hold(t);
 		} else {
