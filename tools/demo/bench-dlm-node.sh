@@ -28,16 +28,21 @@
 #
 # BENCH_OPS (default 200) pairs per row, BENCH_COLD (default 50) cold
 # names, BENCH_PINGPONG (default 100) grants per node in a hand-over row,
-# BENCH_LS the rdlm lockspaces (default every lk-* of cluster.conf).
+# BENCH_LS the rdlm lockspaces (default every lk-* of cluster.conf),
+# BENCH_BIN where rdlm.ko, rdlm_torture.ko, rdlm-bench, dlm-bench and
+# rdlmctl are (default: the tree).
 set -u
 . selftests/rdlm/lib.sh
 . selftests/rdlm/fabric_lib.sh
 TROUBLE=$RDLM_REPO/tools/cluster/kernel-trouble.patterns
-RDLM_KO=$RDLM_REPO/rdlm.ko
-TORTURE_KO=$RDLM_REPO/rdlm_torture.ko
-BENCH=$RDLM_REPO/userspace/rdlm-bench
-DLMB=$RDLM_REPO/userspace/dlm-bench
-RDLMCTL=$RDLM_REPO/userspace/rdlmctl
+# BENCH_BIN: tools/bench-dlm's copies of the modules and programs, safe
+# from a rebuild of the tree during the run
+bin=${BENCH_BIN:-}
+RDLM_KO=${bin:-$RDLM_REPO}/rdlm.ko
+TORTURE_KO=${bin:-$RDLM_REPO}/rdlm_torture.ko
+BENCH=${bin:-$RDLM_REPO/userspace}/rdlm-bench
+DLMB=${bin:-$RDLM_REPO/userspace}/dlm-bench
+RDLMCTL=${bin:-$RDLM_REPO/userspace}/rdlmctl
 TD=/sys/kernel/debug/rdlm_torture
 OPS=${BENCH_OPS:-200}
 COLD=${BENCH_COLD:-50}
