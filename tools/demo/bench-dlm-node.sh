@@ -106,7 +106,7 @@ gid=$(grep -l '0000:0000:0000:0000:0000:ffff:' /sys/class/infiniband/rxe0/ports/
 # and records p50 (perftest's "typical") and p99, and the samples (-H)
 perftest_run()
 {
-	local n=$1 name=$2 out= try pid done=$RDLM_OUT/bdlm.perf-$1.done
+	local n=$1 name=$2 out='' try pid done=$RDLM_OUT/bdlm.perf-$1.done
 	shift 2
 
 	if [ "$ME" = 1 ]; then
