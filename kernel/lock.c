@@ -292,6 +292,8 @@ static void rdlm_res_put(struct rdlm_lockspace *ls, struct rdlm_res *res)
 
 	if (res->nr_lkbs)
 		return;
+	if (s->peek_res == res)
+		rdlm_lvb_peek_drop(ls, s);
 	hash_del(&res->hash);
 	list_del(&res->slot_entry);
 	kfree(res);
@@ -381,6 +383,8 @@ void rdlm_res_move(struct rdlm_lockspace *ls, struct rdlm_res *res,
 	struct rdlm_lkb *lkb;
 	bool holders = false;
 
+	if (from->peek_res == res)
+		rdlm_lvb_peek_drop(ls, from);
 	list_for_each_entry(lkb, &res->granted, gr_entry)
 		if (lkb->grmode > RDLM_LOCK_NL)
 			holders = true;
@@ -452,12 +456,16 @@ static void rdlm_slot_acquire(struct rdlm_lockspace *ls, struct rdlm_slot *s,
 	s->own_mode = mode;
 	s->trying = trying;
 	s->state = RDLM_SLOT_ACQUIRING;
+	s->answers = 0;
+	s->grant_first = false;
 	ret = ls->eng.ops->lock(&ls->eng, req, &out);
 	if (ret) {
 		s->req = NULL;
 		s->state = RDLM_SLOT_IDLE;
 		rdlm_req_free(&ls->eng, req);
+		return;
 	}
+	rdlm_lvb_peek(ls, s);
 }
 
 static void rdlm_slot_release(struct rdlm_lockspace *ls, struct rdlm_slot *s)
@@ -487,6 +495,7 @@ static bool rdlm_slot_retire(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 	s->req = NULL;
 	s->state = RDLM_SLOT_IDLE;
 	s->lost = false;
+	rdlm_lvb_peek_drop(ls, s);
 	list_for_each_entry(res, &s->resources, slot_entry)
 		res->lvb_cached = false;
 	ls->st.retakes++;
@@ -541,6 +550,7 @@ void rdlm_lkb_granted(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	if (lvb)
 		memcpy(lkb->lvb_snap, res->lvb, RDLM_LVB_MAX);
 	lkb->demoted = false;
+	lkb->lvb_on_peek = false;
 	if (lkb->lvb_wait) {
 		lkb->lvb_wait = false;
 		lkb->timeout_at = 0;
@@ -568,6 +578,7 @@ void rdlm_lkb_ungrant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	u32 sbflags = lkb->demoted ? RDLM_SBF_DEMOTED : 0;
 
 	lkb->lvb_wait = false;
+	lkb->lvb_on_peek = false;
 	lkb->demoted = false;
 	lkb->timeout_at = 0;
 	if (timer_pending(&lkb->timeout))
@@ -616,18 +627,9 @@ static void rdlm_lkb_grant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
 	 */
 	writer = lvb && mode >= RDLM_LOCK_PW;
 	if (lvb && !res->lvb_cached) {
-		/* ask the home; the grant completes with its answer */
-		lkb->lvb_wait = true;
-		lkb->lvb_got_first = false;
-		/* the request's timeout covers the wait for the answer */
-		if (timeout_at) {
-			lkb->timeout_at = timeout_at;
-			mod_timer(&lkb->timeout, timeout_at);
-		}
-		res->lvb_writer |= writer;
-		rdlm_lm_send_msg(ls, s->home, RDLM_LM_LVB_GET, s->slot,
-				 writer ? RDLM_LM_F_WRITER : 0, res->key,
-				 lkb->lkid, RDLM_LM_CK_GET | lkb->lkid);
+		/* the read sent behind the first verb, or ask the home now */
+		if (!rdlm_lvb_peek_take(ls, lkb, timeout_at))
+			rdlm_lvb_get(ls, lkb, timeout_at);
 		return;
 	}
 	if (writer && !res->lvb_writer) {
@@ -813,6 +815,7 @@ static void rdlm_slot_lost(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 		res->lvb_writer = false;
 		rdlm_res_lose(ls, res);
 	}
+	rdlm_lvb_peek_drop(ls, s);
 }
 
 /*
@@ -871,6 +874,8 @@ static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
 			break;	/* cancelled: the engine gives it back */
 		s->state = RDLM_SLOT_OWNED;
 		s->own_mode = act->mode;
+		/* free when the request's first verb got there (lvb.c) */
+		s->grant_first = ls->completing && s->answers == 1;
 		s->local_grants = 0;
 		s->lost = false;
 		s->trying = false;
@@ -911,6 +916,7 @@ static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
 		s->req = NULL;
 		s->state = RDLM_SLOT_IDLE;
 		s->lost = false;
+		rdlm_lvb_peek_drop(ls, s);
 		list_for_each_entry(res, &s->resources, slot_entry)
 			res->lvb_cached = false;
 		rdlm_req_free(&ls->eng, act->req);
@@ -956,7 +962,11 @@ void rdlm_ls_call_complete(struct rdlm_lockspace *ls,
 		return;
 	if (cqe->req && !cqe->req->busy)
 		return;
+	if (s && cqe->req == s->req && s->answers < U8_MAX)
+		s->answers++;
+	ls->completing = true;
 	ls->eng.ops->complete(&ls->eng, cqe, &out);
+	ls->completing = false;
 	/*
 	 * A trylock gives up when the first answer of the word did not
 	 * grant it: the engine keeps its place only to give it back.

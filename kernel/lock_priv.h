@@ -39,6 +39,12 @@
 #define RDLM_RH_LOST_MAX	16	/* then every LVB not stored is unknown */
 
 /* A node's hold of one lock word. */
+enum rdlm_peek_state {
+	RDLM_PEEK_NONE,
+	RDLM_PEEK_SENT,
+	RDLM_PEEK_ANSWERED,
+};
+
 enum rdlm_slot_state {
 	RDLM_SLOT_IDLE,		/* no engine request */
 	RDLM_SLOT_ACQUIRING,	/* engine request waiting */
@@ -58,6 +64,15 @@ struct rdlm_slot {
 	bool pinned;		/* held for names that moved: until the thaw */
 	struct rdlm_req *req;	/* engine request, NULL when IDLE */
 	struct rdlm_req *retiring;	/* a released one still in the engine */
+	/* the LVB read sent behind the acquisition's first verb (lvb.c) */
+	u8 peek;			/* enum rdlm_peek_state */
+	bool peek_first_half;
+	bool peek_invalid;
+	u8 answers;			/* engine completions of @req so far */
+	bool grant_first;		/* granted by the first of them */
+	u64 peek_seq;			/* &rdlm_lockspace.peek_seq of it */
+	struct rdlm_res *peek_res;
+	u8 peek_lvb[RDLM_LVB_MAX];
 	u32 local_grants;	/* grants since own: the takeover bound */
 	u32 lvb_puts;		/* LVB writes not yet acknowledged by home */
 	u32 puts_sent;		/* LVB writes and DONEs sent, ever */
@@ -111,6 +126,7 @@ struct rdlm_lkb {
 	u32 put_seq;		/* &rdlm_slot.puts_sent of its write */
 	struct list_head put_entry;	/* &rdlm_slot.put_waiters */
 	bool lvb_got_first;	/* first half of the LVB arrived */
+	bool lvb_on_peek;	/* ... waits for its word's peek instead */
 	bool bast_sent;		/* coalescing: cleared on convert */
 	bool lost;
 	struct list_head gr_entry;	/* res->granted, while grmode >= 0 */
@@ -190,6 +206,8 @@ struct rdlm_lockspace {
 
 	struct list_head cb_list;	/* locks with callbacks to run */
 	struct rdlm_lkb *cb_cur;	/* the lock cb_work delivers to now */
+	bool completing;		/* inside the engine's ->complete() */
+	u64 peek_seq;			/* peeks sent: answers never match twice */
 	struct work_struct cb_work;
 	struct workqueue_struct *wq;
 	struct work_struct free_work;	/* after the last reference */
@@ -251,6 +269,8 @@ struct rdlm_lockspace {
 #define RDLM_LM_F_INVALID	0x01	/* the LVB is not valid */
 #define RDLM_LM_F_WRITER	0x02	/* GET: the grantee holds PW/EX */
 #define RDLM_LM_F_REFUSED	0x04	/* ACK: the write was not stored */
+#define RDLM_LM_F_PEEK		0x08	/* GET: a read before the grant */
+#define RDLM_LM_F_BUSY		0x10	/* VAL of a peek: another writer */
 
 /* How long an LVB write waits for the home's ack before it fails. */
 #define RDLM_LVB_ACK_TIMEOUT	(10 * HZ)
@@ -258,6 +278,9 @@ struct rdlm_lockspace {
 /* Cookies of lock manager messages, handed back when one fails. */
 #define RDLM_LM_CK_PUT		BIT_ULL(62)	/* | home << 32 | slot */
 #define RDLM_LM_CK_GET		BIT_ULL(63)	/* | lkid */
+#define RDLM_LM_CK_PEEK		(RDLM_LM_CK_PUT | RDLM_LM_CK_GET) /* as PUT */
+/* reqid of a peek and of its answer; a GET's is the lock id (31 bits) */
+#define RDLM_LM_PEEK_ID		BIT_ULL(62)	/* | seq */
 
 /* lockspace.c */
 void rdlm_ls_unlock(struct rdlm_lockspace *ls) __releases(&ls->lock);
@@ -291,6 +314,12 @@ void rdlm_lkb_put_done(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 void rdlm_slot_puts_failed(struct rdlm_lockspace *ls, struct rdlm_slot *s);
 void rdlm_lkb_lvb_unreachable(struct rdlm_lockspace *ls,
 			      struct rdlm_lkb *lkb);
+void rdlm_lvb_get(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+		  unsigned long timeout_at);
+void rdlm_lvb_peek(struct rdlm_lockspace *ls, struct rdlm_slot *s);
+bool rdlm_lvb_peek_take(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+			unsigned long timeout_at);
+void rdlm_lvb_peek_drop(struct rdlm_lockspace *ls, struct rdlm_slot *s);
 
 /* membership.c */
 void rdlm_memb_init(struct rdlm_lockspace *ls, u32 grace_ms);

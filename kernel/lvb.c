@@ -449,6 +449,7 @@ static void rdlm_home_lvb_read(struct rdlm_lockspace *ls,
 {
 	const struct rdlm_msg *m = &rx->msg;
 	bool writer = m->flags & RDLM_LM_F_WRITER;
+	bool peek = m->flags & RDLM_LM_F_PEEK;
 	static const u8 zero[RDLM_LVB_MAX];
 	struct rdlm_home_lvb *lvb;
 	u8 flags = 0;
@@ -456,7 +457,8 @@ static void rdlm_home_lvb_read(struct rdlm_lockspace *ls,
 	/* a writer's entry is made here; a reader's only read */
 	lvb = writer ? rdlm_home_lvb_get(ls, m->reqid, m->slot) :
 		       rdlm_home_lvb_find(ls, m->reqid);
-	if (lvb)
+	/* a peek is no grant: it fences no writer, it only tells of one */
+	if (lvb && !peek)
 		rdlm_home_lvb_grant(ls, lvb, rx->src, writer);
 	/* none: never written, unless dropped (or no memory for a writer) */
 	if (lvb ? lvb->invalid :
@@ -465,6 +467,8 @@ static void rdlm_home_lvb_read(struct rdlm_lockspace *ls,
 	/* asked by a node that has not seen the name move: unknown here */
 	if (!rdlm_home_here(ls, m->reqid))
 		flags = RDLM_LM_F_INVALID;
+	if (peek && lvb && lvb->writer && lvb->writer != rx->src + 1)
+		flags |= RDLM_LM_F_BUSY;
 	rdlm_lm_send_lvb(ls, rx->src, RDLM_LM_LVB_VAL0, m->slot, flags, 0,
 			 m->arg, lvb ? lvb->data : zero, 0);
 }
@@ -602,6 +606,205 @@ void rdlm_slot_puts_failed(struct rdlm_lockspace *ls,
 }
 
 /**
+ * rdlm_lvb_get() - ask the home for the LVB of a grant
+ * @ls: lockspace (locked)
+ * @lkb: the lock, granted with RDLM_LKF_VALBLK, no current copy here
+ * @timeout_at: its request's timeout (jiffies), 0 for none
+ *
+ * The grant completes with the home's answer; the request's timeout covers
+ * the wait for it. A PW/EX grantee makes itself known as the writer.
+ */
+void rdlm_lvb_get(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+		  unsigned long timeout_at)
+{
+	struct rdlm_res *res = lkb->res;
+	struct rdlm_slot *s = res->slot;
+	bool writer = lkb->grmode >= RDLM_LOCK_PW;
+
+	lkb->lvb_wait = true;
+	lkb->lvb_on_peek = false;
+	lkb->lvb_got_first = false;
+	if (timeout_at) {
+		lkb->timeout_at = timeout_at;
+		mod_timer(&lkb->timeout, timeout_at);
+	}
+	res->lvb_writer |= writer;
+	rdlm_lm_send_msg(ls, s->home, RDLM_LM_LVB_GET, s->slot,
+			 writer ? RDLM_LM_F_WRITER : 0, res->key, lkb->lkid,
+			 RDLM_LM_CK_GET | lkb->lkid);
+}
+
+/*
+ * Peeks. A grant with VALBLK costs a second round trip to the home for the
+ * LVB after the word's own. So when this node starts taking a word for a
+ * name whose LVB a waiter wants, it sends the LVB read (a "peek") right
+ * behind the engine's first verb, on the same connection to the home: the
+ * home reads the LVB after that verb executed. When that very verb granted
+ * the word (it was free: every earlier holder had released it, and a
+ * writer releases only after the home acked its LVB write), nobody can
+ * have written the LVB between the read and the grant, and the peek's
+ * answer is the grant's LVB. Otherwise (the grant came later, another
+ * node is the home's writer of record, the name moved, the message failed)
+ * the answer is dropped and the grantee asks the home as before.
+ */
+
+/**
+ * rdlm_lvb_peek() - read the LVB behind a word's first verb
+ * @ls: lockspace (locked)
+ * @s: the word, whose acquisition the engine just started
+ */
+void rdlm_lvb_peek(struct rdlm_lockspace *ls, struct rdlm_slot *s)
+{
+	struct rdlm_res *res;
+	struct rdlm_lkb *lkb;
+
+	rdlm_lvb_peek_drop(ls, s);
+	list_for_each_entry(res, &s->resources, slot_entry) {
+		if (res->lvb_cached || res->frozen)
+			continue;
+		lkb = list_first_entry_or_null(&res->waiting, struct rdlm_lkb,
+					       wt_entry);
+		if (!lkb || !(lkb->flags & RDLM_LKF_VALBLK) ||
+		    lkb->rqmode <= RDLM_LOCK_NL)
+			continue;
+		s->peek = RDLM_PEEK_SENT;
+		s->peek_res = res;
+		s->peek_first_half = false;
+		/* a word's state may go and come back: number peeks per lockspace */
+		s->peek_seq = ++ls->peek_seq & (RDLM_LM_PEEK_ID - 1);
+		rdlm_lm_send_msg(ls, s->home, RDLM_LM_LVB_GET, s->slot,
+				 RDLM_LM_F_PEEK, res->key,
+				 RDLM_LM_PEEK_ID | s->peek_seq,
+				 RDLM_LM_CK_PEEK | (u64)s->home << 32 | s->slot);
+		return;
+	}
+}
+
+/**
+ * rdlm_lvb_peek_drop() - forget a word's peek; its waiters ask the home
+ * @ls: lockspace (locked)
+ * @s: the word
+ */
+void rdlm_lvb_peek_drop(struct rdlm_lockspace *ls, struct rdlm_slot *s)
+{
+	struct rdlm_lkb *lkb, *tmp;
+
+	if (s->peek == RDLM_PEEK_NONE)
+		return;
+	list_for_each_entry_safe(lkb, tmp, &s->peek_res->granted, gr_entry)
+		if (lkb->lvb_wait && lkb->lvb_on_peek)
+			rdlm_lvb_get(ls, lkb, 0);
+	s->peek = RDLM_PEEK_NONE;
+	s->peek_res = NULL;
+}
+
+/* The peek could not be sent: its waiters get what a failed GET gives. */
+static void rdlm_lvb_peek_fail(struct rdlm_lockspace *ls, struct rdlm_slot *s)
+{
+	struct rdlm_lkb *lkb, *tmp;
+
+	list_for_each_entry_safe(lkb, tmp, &s->peek_res->granted, gr_entry)
+		if (lkb->lvb_wait && lkb->lvb_on_peek)
+			rdlm_lkb_lvb_unreachable(ls, lkb);
+	s->peek = RDLM_PEEK_NONE;
+	s->peek_res = NULL;
+}
+
+/* The peek's answer is the LVB of @s's name, as the home answers a GET. */
+static void rdlm_lvb_peek_apply(struct rdlm_slot *s)
+{
+	struct rdlm_res *res = s->peek_res;
+
+	memcpy(res->lvb, s->peek_lvb, RDLM_LVB_MAX);
+	res->lvb_invalid = s->peek_invalid;
+	res->lvb_cached = s->state == RDLM_SLOT_OWNED && !s->lost;
+	s->peek = RDLM_PEEK_NONE;
+	s->peek_res = NULL;
+}
+
+/**
+ * rdlm_lvb_peek_take() - complete a grant with its word's peek, if it can
+ * @ls: lockspace (locked)
+ * @lkb: the lock, granted with RDLM_LKF_VALBLK, no current copy here
+ * @timeout_at: its request's timeout (jiffies), 0 for none
+ *
+ * Return: true when the grant completed or waits for the peek's answer;
+ * false when the caller must ask the home (the peek, if any, is dropped).
+ */
+bool rdlm_lvb_peek_take(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+			unsigned long timeout_at)
+{
+	struct rdlm_res *res = lkb->res;
+	struct rdlm_slot *s = res->slot;
+
+	if (s->peek == RDLM_PEEK_NONE || s->peek_res != res ||
+	    !s->grant_first) {
+		rdlm_lvb_peek_drop(ls, s);
+		return false;
+	}
+	if (lkb->grmode >= RDLM_LOCK_PW && !res->lvb_writer) {
+		res->lvb_writer = true;
+		rdlm_lm_send_msg(ls, s->home, RDLM_LM_LVB_HOLD, s->slot, 0,
+				 res->key, 0, 0);
+	}
+	ls->st.lvb_peeks++;
+	if (s->peek == RDLM_PEEK_ANSWERED) {
+		rdlm_lvb_peek_apply(s);
+		rdlm_lkb_granted(ls, lkb, true);
+		return true;
+	}
+	lkb->lvb_wait = true;
+	lkb->lvb_on_peek = true;
+	if (timeout_at) {
+		lkb->timeout_at = timeout_at;
+		mod_timer(&lkb->timeout, timeout_at);
+	}
+	return true;
+}
+
+/* A half of a peek's answer arrived. */
+static void rdlm_lvb_peek_answer(struct rdlm_lockspace *ls,
+				 const struct rdlm_rx *rx)
+{
+	const struct rdlm_msg *m = &rx->msg;
+	struct rdlm_slot *s = rdlm_slot_find(ls, rx->src, m->slot);
+	struct rdlm_lkb *lkb, *tmp;
+	struct rdlm_res *res;
+	u8 *dst;
+
+	if (!s || s->peek != RDLM_PEEK_SENT ||
+	    m->reqid != (RDLM_LM_PEEK_ID | s->peek_seq))
+		return;
+	if (m->type == RDLM_LM_LVB_VAL0) {
+		s->peek_first_half = true;
+		dst = s->peek_lvb;
+	} else if (s->peek_first_half) {
+		dst = s->peek_lvb + 16;
+	} else {
+		return;
+	}
+	memcpy(dst, &m->token, 8);
+	memcpy(dst + 8, &m->arg, 8);
+	if (m->type == RDLM_LM_LVB_VAL0)
+		return;
+	if (m->flags & RDLM_LM_F_BUSY) {
+		rdlm_lvb_peek_drop(ls, s);
+		return;
+	}
+	s->peek_invalid = m->flags & RDLM_LM_F_INVALID;
+	s->peek = RDLM_PEEK_ANSWERED;
+	res = s->peek_res;
+	list_for_each_entry_safe(lkb, tmp, &res->granted, gr_entry) {
+		if (!lkb->lvb_wait || !lkb->lvb_on_peek)
+			continue;
+		/* the first one takes it for the name: the rest find it cached */
+		if (s->peek == RDLM_PEEK_ANSWERED)
+			rdlm_lvb_peek_apply(s);
+		rdlm_lkb_granted(ls, lkb, true);
+	}
+}
+
+/**
  * rdlm_lm_recv() - a lock manager message arrived
  * @ls: lockspace (locked)
  * @rx: message, src translated to an engine index
@@ -634,6 +837,10 @@ void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 		break;
 	case RDLM_LM_LVB_VAL0:
 	case RDLM_LM_LVB_VAL1:
+		if (m->reqid & RDLM_LM_PEEK_ID) {
+			rdlm_lvb_peek_answer(ls, rx);
+			break;
+		}
 		lkb = xa_load(&ls->lkbs, (unsigned long)m->reqid);
 		if (!lkb || !lkb->lvb_wait || lkb->state == RDLM_LKB_DEAD)
 			break;
@@ -671,7 +878,13 @@ void rdlm_lm_send_failed(struct rdlm_lockspace *ls, const struct rdlm_cqe *cqe)
 	struct rdlm_lkb *lkb;
 	struct rdlm_slot *s;
 
-	if ((ck & (RDLM_LM_CK_PUT | RDLM_LM_CK_GET)) == RDLM_LM_CK_PUT) {
+	if ((ck & RDLM_LM_CK_PEEK) == RDLM_LM_CK_PEEK) {
+		s = rdlm_slot_find(ls, (ck >> 32) & 0xffff, (u32)ck);
+		if (s && s->peek == RDLM_PEEK_SENT) {
+			rdlm_lvb_peek_fail(ls, s);
+			rdlm_slot_pass(ls, s);
+		}
+	} else if ((ck & (RDLM_LM_CK_PUT | RDLM_LM_CK_GET)) == RDLM_LM_CK_PUT) {
 		s = rdlm_slot_find(ls, (ck >> 32) & 0xffff, (u32)ck);
 		if (s && s->lvb_puts) {
 			rdlm_slot_puts_failed(ls, s);

@@ -313,7 +313,8 @@ dev_row()
 }
 
 # kernel_row LS ROW SHARED_PCT: lock+unlock of one name through the kernel
-# API (rdlm_torture), as tools/demo/bench-node.sh runs it
+# API (rdlm_torture, synchronous calls), without the value block as every
+# other row
 stuck=
 kernel_row()
 {
@@ -323,7 +324,7 @@ kernel_row()
 	v0=$(verbs "$ls")
 	insmod "$TORTURE_KO" lockspace="$ls" prefix="u-$ls-" nlocks=1 \
 		nthreads=1 nops="$OPS" shared_pct="$pct" convert_pct=0 \
-		noqueue_pct=0 async_pct=0 cancel_pct=0 hold_us=0 ||
+		noqueue_pct=0 async_pct=0 cancel_pct=0 hold_us=0 lvb=0 ||
 		{ echo "E rdlm/kernel:$ls $row - insmod rdlm_torture failed" >>"$res"; return; }
 	for ((i = 0; i < 1200; i++)); do
 		grep -q '^state done' $TD/stats && break
