@@ -476,6 +476,19 @@ static void rdlm_slot_release(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 	ls->eng.ops->unlock(&ls->eng, s->req, &out);
 }
 
+/* The word's engine request is gone or set aside: no hold, no copy. */
+static void rdlm_slot_idle(struct rdlm_lockspace *ls, struct rdlm_slot *s)
+{
+	struct rdlm_res *res;
+
+	s->req = NULL;
+	s->state = RDLM_SLOT_IDLE;
+	s->lost = false;
+	rdlm_lvb_peek_drop(ls, s);
+	list_for_each_entry(res, &s->resources, slot_entry)
+		res->lvb_cached = false;
+}
+
 /*
  * A word this node is giving back is taken again at once when the engine
  * lets a node have two requests on one word: the new request follows the
@@ -486,18 +499,11 @@ static void rdlm_slot_release(struct rdlm_lockspace *ls, struct rdlm_slot *s)
  */
 static bool rdlm_slot_retire(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 {
-	struct rdlm_res *res;
-
 	if (s->state != RDLM_SLOT_RELEASING || s->retiring ||
 	    !ls->eng.ops->many_per_word)
 		return false;
 	s->retiring = s->req;
-	s->req = NULL;
-	s->state = RDLM_SLOT_IDLE;
-	s->lost = false;
-	rdlm_lvb_peek_drop(ls, s);
-	list_for_each_entry(res, &s->resources, slot_entry)
-		res->lvb_cached = false;
+	rdlm_slot_idle(ls, s);
 	ls->st.retakes++;
 	return true;
 }
@@ -913,12 +919,7 @@ static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
 		}
 		break;
 	case RDLM_ACT_DONE:
-		s->req = NULL;
-		s->state = RDLM_SLOT_IDLE;
-		s->lost = false;
-		rdlm_lvb_peek_drop(ls, s);
-		list_for_each_entry(res, &s->resources, slot_entry)
-			res->lvb_cached = false;
+		rdlm_slot_idle(ls, s);
 		rdlm_req_free(&ls->eng, act->req);
 		break;
 	default:

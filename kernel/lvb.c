@@ -762,6 +762,27 @@ bool rdlm_lvb_peek_take(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	return true;
 }
 
+/*
+ * Copy a half of the home's answer (VAL0: bytes 0-15, VAL1: 16-31) into
+ * @lvb. Return: true when the second half completed it.
+ */
+static bool rdlm_lvb_half(const struct rdlm_msg *m, u8 *lvb, bool *got_first)
+{
+	u8 *dst;
+
+	if (m->type == RDLM_LM_LVB_VAL0) {
+		*got_first = true;
+		dst = lvb;
+	} else if (*got_first) {
+		dst = lvb + 16;
+	} else {
+		return false;
+	}
+	memcpy(dst, &m->token, 8);
+	memcpy(dst + 8, &m->arg, 8);
+	return m->type == RDLM_LM_LVB_VAL1;
+}
+
 /* A half of a peek's answer arrived. */
 static void rdlm_lvb_peek_answer(struct rdlm_lockspace *ls,
 				 const struct rdlm_rx *rx)
@@ -770,22 +791,10 @@ static void rdlm_lvb_peek_answer(struct rdlm_lockspace *ls,
 	struct rdlm_slot *s = rdlm_slot_find(ls, rx->src, m->slot);
 	struct rdlm_lkb *lkb, *tmp;
 	struct rdlm_res *res;
-	u8 *dst;
 
 	if (!s || s->peek != RDLM_PEEK_SENT ||
-	    m->reqid != (RDLM_LM_PEEK_ID | s->peek_seq))
-		return;
-	if (m->type == RDLM_LM_LVB_VAL0) {
-		s->peek_first_half = true;
-		dst = s->peek_lvb;
-	} else if (s->peek_first_half) {
-		dst = s->peek_lvb + 16;
-	} else {
-		return;
-	}
-	memcpy(dst, &m->token, 8);
-	memcpy(dst + 8, &m->arg, 8);
-	if (m->type == RDLM_LM_LVB_VAL0)
+	    m->reqid != (RDLM_LM_PEEK_ID | s->peek_seq) ||
+	    !rdlm_lvb_half(m, s->peek_lvb, &s->peek_first_half))
 		return;
 	if (m->flags & RDLM_LM_F_BUSY) {
 		rdlm_lvb_peek_drop(ls, s);
@@ -815,7 +824,6 @@ void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 	struct rdlm_lkb *lkb;
 	struct rdlm_slot *s;
 	struct rdlm_res *res;
-	u8 *dst;
 
 	if (rdlm_lm_home_recv(ls, rx))
 		return;
@@ -845,17 +853,7 @@ void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 		if (!lkb || !lkb->lvb_wait || lkb->state == RDLM_LKB_DEAD)
 			break;
 		res = lkb->res;
-		if (m->type == RDLM_LM_LVB_VAL0) {
-			dst = res->lvb;
-			lkb->lvb_got_first = true;
-		} else if (lkb->lvb_got_first) {
-			dst = res->lvb + 16;
-		} else {
-			break;
-		}
-		memcpy(dst, &m->token, 8);
-		memcpy(dst + 8, &m->arg, 8);
-		if (m->type == RDLM_LM_LVB_VAL1) {
+		if (rdlm_lvb_half(m, res->lvb, &lkb->lvb_got_first)) {
 			res->lvb_invalid = m->flags & RDLM_LM_F_INVALID;
 			res->lvb_cached = res->slot->state == RDLM_SLOT_OWNED &&
 					  !res->slot->lost;
