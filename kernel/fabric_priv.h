@@ -349,6 +349,7 @@ enum rdlm_op_type {
  * @dma: DMA address of @buf while posted
  * @t0: post time, for the latency histogram
  * @gen: the member's &rdlm_member.gen when posted (one-sided verbs)
+ * @to_self: posted to this node, counted in &rdlm_fabric_ls.inflight_self
  * @buf: atomic/READ result, WRITE_IMM payload or message
  */
 struct rdlm_op {
@@ -376,7 +377,7 @@ struct rdlm_op {
 	u64 dma;
 	ktime_t t0;
 	u32 gen;
-	bool to_self;			/* counted in inflight_self */
+	bool to_self;
 	u8 buf[RDLM_MSG_MAX] ____cacheline_aligned;
 };
 
