@@ -13,7 +13,11 @@
 set -u
 . selftests/rdlm/lib.sh
 . selftests/rdlm/fabric_lib.sh
-TORTURE_KO=$RDLM_REPO/rdlm_torture.ko
+# TRACE_BIN: tools/trace-lock's copies, safe from a rebuild of the tree
+bin=${TRACE_BIN:-}
+RDLM_KO=${bin:-$RDLM_REPO}/rdlm.ko
+TORTURE_KO=${bin:-$RDLM_REPO}/rdlm_torture.ko
+RDLMCTL=${bin:-$RDLM_REPO/userspace}/rdlmctl
 TD=/sys/kernel/debug/rdlm_torture
 TR=/sys/kernel/tracing
 OPS=${TRACE_OPS:-100}
@@ -34,7 +38,7 @@ for ls in $lockspaces; do
 	for turn in 1 2; do
 		if [ "$turn" = "$ME" ]; then
 			name="t-$ls-0"
-			home=$("$RDLM_REPO/userspace/rdlmctl" lock -L "$ls" "$name" -- \
+			home=$("$RDLMCTL" lock -L "$ls" "$name" -- \
 				grep -m1 "^lock " "$DBG/ls/$ls" | sed -n 's/.* home \([0-9]*\) .*/\1/p')
 			echo 0 >$TR/tracing_on
 			echo function >$TR/current_tracer
