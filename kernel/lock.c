@@ -781,6 +781,11 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 	/* after a release that needed no verb (a lost lease), too */
 	if (s->state == RDLM_SLOT_IDLE && (waiters || reclaim))
 		rdlm_slot_acquire(ls, s, need, false);
+	/* a peek serves the grants of this pass only */
+	if (s->state == RDLM_SLOT_OWNED && s->grant_first) {
+		s->grant_first = false;
+		rdlm_lvb_peek_settle(ls, s);
+	}
 	rdlm_slot_maybe_free(ls, s);
 }
 
@@ -881,7 +886,8 @@ static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
 		s->state = RDLM_SLOT_OWNED;
 		s->own_mode = act->mode;
 		/* free when the request's first verb got there (lvb.c) */
-		s->grant_first = ls->completing && s->answers == 1;
+		s->grant_first = ls->completing == act->req &&
+				 s->answers == 1;
 		s->local_grants = 0;
 		s->lost = false;
 		s->trying = false;
@@ -965,9 +971,9 @@ void rdlm_ls_call_complete(struct rdlm_lockspace *ls,
 		return;
 	if (s && cqe->req == s->req && s->answers < U8_MAX)
 		s->answers++;
-	ls->completing = true;
+	ls->completing = cqe->req;
 	ls->eng.ops->complete(&ls->eng, cqe, &out);
-	ls->completing = false;
+	ls->completing = NULL;
 	/*
 	 * A trylock gives up when the first answer of the word did not
 	 * grant it: the engine keeps its place only to give it back.
@@ -1115,6 +1121,8 @@ void rdlm_lm_home_down(struct rdlm_lockspace *ls, u32 node)
 			continue;
 		if (s->lvb_puts)
 			rdlm_slot_puts_failed(ls, s);
+		/* its waiters were answered above; its answer may never come */
+		rdlm_lvb_peek_drop(ls, s);
 		rdlm_slot_fail_waiters(ls, s, -ENOTCONN, false);
 		rdlm_slot_pass(ls, s);
 	}

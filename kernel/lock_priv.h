@@ -206,7 +206,7 @@ struct rdlm_lockspace {
 
 	struct list_head cb_list;	/* locks with callbacks to run */
 	struct rdlm_lkb *cb_cur;	/* the lock cb_work delivers to now */
-	bool completing;		/* inside the engine's ->complete() */
+	struct rdlm_req *completing;	/* ->complete() of its completion runs */
 	u64 peek_seq;			/* peeks sent: answers never match twice */
 	struct work_struct cb_work;
 	struct workqueue_struct *wq;
@@ -320,6 +320,7 @@ void rdlm_lvb_peek(struct rdlm_lockspace *ls, struct rdlm_slot *s);
 bool rdlm_lvb_peek_take(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 			unsigned long timeout_at);
 void rdlm_lvb_peek_drop(struct rdlm_lockspace *ls, struct rdlm_slot *s);
+void rdlm_lvb_peek_settle(struct rdlm_lockspace *ls, struct rdlm_slot *s);
 
 /* membership.c */
 void rdlm_memb_init(struct rdlm_lockspace *ls, u32 grace_ms);

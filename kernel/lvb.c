@@ -659,6 +659,8 @@ void rdlm_lvb_peek(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 	struct rdlm_lkb *lkb;
 
 	rdlm_lvb_peek_drop(ls, s);
+	if (!ls->eng.ops->grant_on_first)
+		return;
 	list_for_each_entry(res, &s->resources, slot_entry) {
 		if (res->lvb_cached || res->frozen)
 			continue;
@@ -698,16 +700,22 @@ void rdlm_lvb_peek_drop(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 	s->peek_res = NULL;
 }
 
-/* The peek could not be sent: its waiters get what a failed GET gives. */
-static void rdlm_lvb_peek_fail(struct rdlm_lockspace *ls, struct rdlm_slot *s)
+/**
+ * rdlm_lvb_peek_settle() - after the pass of a grant: a peek that no grant
+ *	of that pass waits for is dropped (later grants ask the home)
+ * @ls: lockspace (locked)
+ * @s: the word
+ */
+void rdlm_lvb_peek_settle(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 {
-	struct rdlm_lkb *lkb, *tmp;
+	struct rdlm_lkb *lkb;
 
-	list_for_each_entry_safe(lkb, tmp, &s->peek_res->granted, gr_entry)
+	if (s->peek == RDLM_PEEK_NONE)
+		return;
+	list_for_each_entry(lkb, &s->peek_res->granted, gr_entry)
 		if (lkb->lvb_wait && lkb->lvb_on_peek)
-			rdlm_lkb_lvb_unreachable(ls, lkb);
-	s->peek = RDLM_PEEK_NONE;
-	s->peek_res = NULL;
+			return;
+	rdlm_lvb_peek_drop(ls, s);
 }
 
 /* The peek's answer is the LVB of @s's name, as the home answers a GET. */
@@ -747,9 +755,9 @@ bool rdlm_lvb_peek_take(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 		rdlm_lm_send_msg(ls, s->home, RDLM_LM_LVB_HOLD, s->slot, 0,
 				 res->key, 0, 0);
 	}
-	ls->st.lvb_peeks++;
 	if (s->peek == RDLM_PEEK_ANSWERED) {
 		rdlm_lvb_peek_apply(s);
+		ls->st.lvb_peeks++;
 		rdlm_lkb_granted(ls, lkb, true);
 		return true;
 	}
@@ -809,6 +817,7 @@ static void rdlm_lvb_peek_answer(struct rdlm_lockspace *ls,
 		/* the first one takes it for the name: the rest find it cached */
 		if (s->peek == RDLM_PEEK_ANSWERED)
 			rdlm_lvb_peek_apply(s);
+		ls->st.lvb_peeks++;
 		rdlm_lkb_granted(ls, lkb, true);
 	}
 }
@@ -878,8 +887,9 @@ void rdlm_lm_send_failed(struct rdlm_lockspace *ls, const struct rdlm_cqe *cqe)
 
 	if ((ck & RDLM_LM_CK_PEEK) == RDLM_LM_CK_PEEK) {
 		s = rdlm_slot_find(ls, (ck >> 32) & 0xffff, (u32)ck);
+		/* only a speculation: its waiters ask the home instead */
 		if (s && s->peek == RDLM_PEEK_SENT) {
-			rdlm_lvb_peek_fail(ls, s);
+			rdlm_lvb_peek_drop(ls, s);
 			rdlm_slot_pass(ls, s);
 		}
 	} else if ((ck & (RDLM_LM_CK_PUT | RDLM_LM_CK_GET)) == RDLM_LM_CK_PUT) {

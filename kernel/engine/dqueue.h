@@ -281,8 +281,9 @@ struct dq_eng {
 #define DQ_NONE	U32_MAX
 
 /* the ops table of a queue engine: everything but its init is shared */
-#define DQ_ENGINE_OPS(_name, _init) {		\
+#define DQ_ENGINE_OPS(_name, _init, _first) {	\
 	.name = _name,				\
+	.grant_on_first = _first,		\
 	.mbox_kinds = DQ_MBOX_KINDS,		\
 	.init = _init,				\
 	.fini = dq_fini,			\

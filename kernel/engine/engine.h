@@ -359,6 +359,9 @@ struct rdlm_engine;
  * @many_per_word: one node may have several requests on one word at once
  *	(the lock manager then takes a word again while its release is under
  *	way); the queue engines allow one request per node and word
+ * @grant_on_first: the engine may grant a request on the completion of its
+ *	first verb (which goes to the word's home), and only when the word
+ *	was free for it when that verb executed there
  * @init: set up engine-private state (may sleep, may allocate)
  * @fini: free engine-private state
  * @lock: start acquiring @req; returns 0 or -errno (then nothing emitted)
@@ -391,6 +394,7 @@ struct rdlm_engine_ops {
 	const char *name;
 	u32 mbox_kinds;
 	bool many_per_word;
+	bool grant_on_first;
 	int (*init)(struct rdlm_engine *eng);
 	void (*fini)(struct rdlm_engine *eng);
 	int (*lock)(struct rdlm_engine *eng, struct rdlm_req *req,
