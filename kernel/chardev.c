@@ -69,8 +69,8 @@
 #include "rdlm.h"
 
 /* Flags a program may give RDLM_IOC_LOCK and RDLM_IOC_UNLOCK. */
-#define RDLM_DEV_LOCK_FLAGS	(RDLM_LKF_NOQUEUE | RDLM_LKF_CONVERT | \
-				 RDLM_LKF_VALBLK | RDLM_LKF_NOQUEUEBAST | \
+#define RDLM_DEV_LOCK_FLAGS	((RDLM_LKF_ALL & ~(RDLM_LKF_CANCEL | \
+						   RDLM_LKF_IVVALBLK)) | \
 				 RDLM_LKF_ASYNC)
 #define RDLM_DEV_UNLOCK_FLAGS	(RDLM_LKF_VALBLK | RDLM_LKF_IVVALBLK | \
 				 RDLM_LKF_CANCEL | RDLM_LKF_ASYNC)
@@ -362,6 +362,9 @@ static void rdlm_dev_ast(void *arg)
 		ul->wait_ns += ktime_to_ns(ktime_sub(ktime_get(), ul->wait_start));
 		if (!status) {
 			ul->mode = ul->req_mode;
+			if (sb_flags & RDLM_SBF_ALTMODE)
+				ul->mode = ul->req_flags & RDLM_LKF_ALTPR ?
+					   RDLM_LOCK_PR : RDLM_LOCK_CW;
 			ul->grants++;
 		} else {
 			ul->fails++;

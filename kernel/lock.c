@@ -6,9 +6,9 @@
  * which hashes to a lock word: (home, slot). This node asks the engine for
  * the word once (struct rdlm_slot) and grants local locks from that hold:
  * a waiting lock is granted when the hold covers its mode (EX covers all,
- * SH covers PR) and it is compatible with the other local holders of its
- * name. Different names on one word never wait for each other here, except
- * for a stronger hold. After local_grants_max grants the hold is given back
+ * SH covers CR and PR) and it is compatible with the other local holders
+ * of its name. Different names on one word never wait for each other here,
+ * except for a stronger hold. After local_grants_max grants the hold is given back
  * once its holders are gone, so remote waiters get their turn.
  *
  * The lock value block lives at the home and moves by messages: lvb.c
@@ -29,31 +29,45 @@
 
 /* ---- modes ---------------------------------------------------------- */
 
-/* Engine mode a lock mode needs from the word (NL needs none). */
+/*
+ * A word has two engine modes, so across nodes CR and PR take it shared
+ * and CW, PW and EX exclusive: stricter than fs/dlm's matrix for CR-CW,
+ * CR-PW and CW-CW, never looser. NL needs no hold.
+ */
 static u8 rdlm_engine_mode(int mode)
 {
-	return mode == RDLM_LOCK_PR ? RDLM_MODE_SH : RDLM_MODE_EX;
+	return mode == RDLM_LOCK_CR || mode == RDLM_LOCK_PR ? RDLM_MODE_SH :
+							       RDLM_MODE_EX;
 }
 
 /* Does a hold in engine mode @own cover lock mode @mode? */
 static bool rdlm_covers(u8 own, int mode)
 {
-	return own == RDLM_MODE_EX || mode == RDLM_LOCK_PR;
+	return own == RDLM_MODE_EX || rdlm_engine_mode(mode) == RDLM_MODE_SH ||
+	       mode == RDLM_LOCK_NL;
 }
 
-/*
- * May @req be granted next to a holder in @held? PW is the update mode:
- * it joins PR holders already there, but new PR requests wait for it.
- */
+/* fs/dlm's compatibility matrix (fs/dlm/lock.c), by RDLM_LOCK_* */
+static const u8 rdlm_compat_matrix[RDLM_LOCK_NR] = {
+	[RDLM_LOCK_NL] = 0x3f,	/* everything */
+	[RDLM_LOCK_CR] = 0x1f,	/* all but EX */
+	[RDLM_LOCK_CW] = 0x07,	/* NL CR CW */
+	[RDLM_LOCK_PR] = 0x0b,	/* NL CR PR */
+	[RDLM_LOCK_PW] = 0x03,	/* NL CR */
+	[RDLM_LOCK_EX] = 0x01,	/* NL */
+};
+
+/* May @req be granted next to a holder in @held? */
 static bool rdlm_compat(int req, int held)
 {
-	if (req == RDLM_LOCK_NL || held == RDLM_LOCK_NL)
-		return true;
-	if (req == RDLM_LOCK_PR)
-		return held == RDLM_LOCK_PR;
-	if (req == RDLM_LOCK_PW)
-		return held == RDLM_LOCK_PR;
-	return false;
+	return rdlm_compat_matrix[req] & BIT(held);
+}
+
+/* Does @mode let in everything @old lets in (a down-conversion)? */
+static bool rdlm_weaker(int mode, int old)
+{
+	return (rdlm_compat_matrix[mode] & rdlm_compat_matrix[old]) ==
+	       rdlm_compat_matrix[old];
 }
 
 /* ---- callbacks ------------------------------------------------------ */
@@ -446,6 +460,8 @@ static void rdlm_slot_acquire(struct rdlm_lockspace *ls, struct rdlm_slot *s,
 		ls->starved = true;	/* retried when one is given back */
 		return;
 	}
+	if (ls->eng.ops->exclusive_only)
+		mode = RDLM_MODE_EX;
 	req->node = s->home;
 	req->slot = s->slot;
 	req->mode = mode;
@@ -551,6 +567,9 @@ void rdlm_lkb_granted(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	struct rdlm_res *res = lkb->res;
 	u32 sbflags = lkb->demoted ? RDLM_SBF_DEMOTED : 0;
 
+	if (lkb->altmode)
+		sbflags |= RDLM_SBF_ALTMODE;
+	lkb->altmode = false;
 	if (lvb && res->lvb_invalid)
 		sbflags |= RDLM_SBF_VALNOTVALID;
 	if (lvb)
@@ -586,6 +605,7 @@ void rdlm_lkb_ungrant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	lkb->lvb_wait = false;
 	lkb->lvb_on_peek = false;
 	lkb->demoted = false;
+	lkb->altmode = false;
 	lkb->timeout_at = 0;
 	if (timer_pending(&lkb->timeout))
 		del_timer(&lkb->timeout);
@@ -667,6 +687,18 @@ static bool rdlm_grantable(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
 	return true;
 }
 
+/*
+ * May @lkb's request be granted past an earlier one of its name that
+ * waits? Conversions may (unless QUECVT), new requests with NOORDER or an
+ * EXPEDITE NL.
+ */
+static bool rdlm_may_pass(struct rdlm_lkb *lkb)
+{
+	if (lkb->state == RDLM_LKB_CONVERTING)
+		return !(lkb->flags & RDLM_LKF_QUECVT);
+	return lkb->flags & (RDLM_LKF_NOORDER | RDLM_LKF_EXPEDITE);
+}
+
 /* Tell the local holders that block @lkb's request. */
 static void rdlm_bast_blockers(struct rdlm_lkb *lkb)
 {
@@ -743,15 +775,19 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 		 * As fs/dlm: a conversion is granted when the holders allow
 		 * it (holding up a compatible one behind a blocked one could
 		 * deadlock the two), a new request only when no request
-		 * before it waits.
+		 * before it waits. Every blocked conversion tells its
+		 * blockers: with NODLCKWT, two that block each other are
+		 * resolved by their callers, who must hear of it.
 		 */
 		list_for_each_entry_safe(lkb, tmp, &res->waiting, wt_entry) {
-			if ((!blocked || lkb->state == RDLM_LKB_CONVERTING) &&
+			bool convert = lkb->state == RDLM_LKB_CONVERTING;
+
+			if ((!blocked || rdlm_may_pass(lkb)) &&
 			    rdlm_grantable(ls, lkb)) {
 				rdlm_lkb_grant(ls, lkb);
 				continue;
 			}
-			if (!blocked)
+			if (!blocked || convert)
 				rdlm_bast_blockers(lkb);
 			blocked = true;
 			waiters = true;
@@ -975,11 +1011,12 @@ void rdlm_ls_call_complete(struct rdlm_lockspace *ls,
 	ls->eng.ops->complete(&ls->eng, cqe, &out);
 	ls->completing = NULL;
 	/*
-	 * A trylock gives up when the first answer of the word did not
-	 * grant it: the engine keeps its place only to give it back.
+	 * A trylock gives up when the first answer of the word (the first
+	 * two of dqnl-sf: ticket, then swap) did not grant it: the engine
+	 * keeps its place only to give it back.
 	 */
 	if (s && s->trying && s->state == RDLM_SLOT_ACQUIRING &&
-	    cqe->req == s->req &&
+	    cqe->req == s->req && s->answers >= ls->eng.ops->try_answers &&
 	    cqe->kind != RDLM_VERB_SEND && cqe->kind != RDLM_VERB_WRITE_IMM) {
 		s->trying = false;
 		rdlm_slot_fail_waiters(ls, s, -EAGAIN, true);
@@ -1168,7 +1205,8 @@ static int rdlm_request(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	lkb->flags = flags;
 	lkb->wait_start = ktime_get_ns();
 	ls->st.requests++;
-	if (lkb->state == RDLM_LKB_CONVERTING) {
+	if (lkb->state == RDLM_LKB_CONVERTING ||
+	    (flags & RDLM_LKF_HEADQUE)) {
 		/* conversions go before new requests, as in fs/dlm */
 		list_for_each_entry(w, &res->waiting, wt_entry)
 			if (w->state != RDLM_LKB_CONVERTING)
@@ -1178,11 +1216,26 @@ static int rdlm_request(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 		list_add_tail(&lkb->wt_entry, &res->waiting);
 	}
 
-	if (list_first_entry(&res->waiting, struct rdlm_lkb, wt_entry) ==
-	    lkb && rdlm_grantable(ls, lkb)) {
+	if ((list_first_entry(&res->waiting, struct rdlm_lkb, wt_entry) ==
+	     lkb || rdlm_may_pass(lkb)) && rdlm_grantable(ls, lkb)) {
 		rdlm_lkb_grant(ls, lkb);
 		rdlm_slot_pass(ls, s);
 		return 0;
+	}
+	/* ALTPR/ALTCW: the other mode, if that one is grantable now */
+	if (flags & (RDLM_LKF_ALTPR | RDLM_LKF_ALTCW)) {
+		lkb->rqmode = flags & RDLM_LKF_ALTPR ? RDLM_LOCK_PR :
+						       RDLM_LOCK_CW;
+		if (lkb->rqmode != mode &&
+		    list_first_entry(&res->waiting, struct rdlm_lkb,
+				     wt_entry) == lkb &&
+		    rdlm_grantable(ls, lkb)) {
+			lkb->altmode = true;
+			rdlm_lkb_grant(ls, lkb);
+			rdlm_slot_pass(ls, s);
+			return 0;
+		}
+		lkb->rqmode = mode;
 	}
 	if (flags & RDLM_LKF_NOQUEUE) {
 		bool local = list_first_entry(&res->waiting, struct rdlm_lkb,
@@ -1243,6 +1296,7 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 	struct rdlm_lkb *lkb, *w;
 	struct rdlm_res *res;
 	struct rdlm_slot *s;
+	bool demote;
 	int ret;
 
 	spin_lock_bh(&ls->lock);
@@ -1263,8 +1317,7 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 		goto out;
 
 	/* going down: at once; PW/EX hand their LVB to the home first */
-	if (mode <= lkb->grmode && !(mode == RDLM_LOCK_PW &&
-				     lkb->grmode == RDLM_LOCK_PR)) {
+	if (rdlm_weaker(mode, lkb->grmode)) {
 		int put = 0;
 
 		if (lkb->grmode >= RDLM_LOCK_PW && mode < RDLM_LOCK_PW)
@@ -1290,25 +1343,34 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 		goto out;
 	}
 
-	/* two up-conversions that block each other: refuse the second */
+	/*
+	 * Two up-conversions that block each other: refuse the second,
+	 * unless the callers resolve such deadlocks themselves (NODLCKWT).
+	 */
+	ret = -EDEADLK;
 	list_for_each_entry(w, &res->waiting, wt_entry) {
 		if (w->state == RDLM_LKB_CONVERTING &&
 		    !rdlm_compat(w->rqmode, lkb->grmode) &&
-		    !rdlm_compat(mode, w->grmode)) {
-			ret = -EDEADLK;
+		    !rdlm_compat(mode, w->grmode) &&
+		    !(flags & RDLM_LKF_NODLCKWT))
 			goto out;
-		}
 	}
+	/*
+	 * A hold of the word too weak for the new mode cannot be upgraded in
+	 * place: the engines' queues are FIFO, and a node queued behind our
+	 * hold would wait for it while we wait for that node. The caller
+	 * chooses: wait demoted to NL (CONVDEADLK, as fs/dlm), or -EDEADLK
+	 * (then give the lock up or convert from NL). NOQUEUE just fails.
+	 */
+	demote = lkb->grmode > RDLM_LOCK_NL && s->state == RDLM_SLOT_OWNED &&
+		 !rdlm_covers(s->own_mode, mode);
+	if (demote && !(flags & (RDLM_LKF_CONVDEADLK | RDLM_LKF_NOQUEUE)))
+		goto out;
 	rdlm_lkb_set_cbs(lkb, ast, arg, bast, bast_arg);
 	lkb->lksb = lksb;
 	lkb->state = RDLM_LKB_CONVERTING;
 	lkb->bast_sent = false;
-	/*
-	 * A hold of the word too weak for the new mode cannot be upgraded
-	 * while we hold it: demote to NL while waiting (fs/dlm CONVDEADLK).
-	 */
-	if (lkb->grmode > RDLM_LOCK_NL && s->state == RDLM_SLOT_OWNED &&
-	    !rdlm_covers(s->own_mode, mode)) {
+	if (demote && (flags & RDLM_LKF_CONVDEADLK)) {
 		lkb->grmode = RDLM_LOCK_NL;
 		lkb->demoted = true;
 	}
@@ -1316,6 +1378,28 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 out:
 	rdlm_ls_unlock(ls);
 	return ret;
+}
+
+/* fs/dlm's rules (validate_lock_args()) for the flags rdlm knows. */
+static bool rdlm_lock_flags_valid(int mode, u32 flags)
+{
+	bool convert = flags & RDLM_LKF_CONVERT;
+
+	if (mode < RDLM_LOCK_NL || mode > RDLM_LOCK_EX ||
+	    (flags & ~RDLM_LKF_ALL) || (flags & RDLM_LKF_CANCEL))
+		return false;
+	if (!convert && (flags & (RDLM_LKF_QUECVT | RDLM_LKF_CONVDEADLK |
+				  RDLM_LKF_IVVALBLK)))
+		return false;
+	if ((flags & RDLM_LKF_CONVDEADLK) && (flags & RDLM_LKF_NOQUEUE))
+		return false;
+	if ((flags & RDLM_LKF_EXPEDITE) &&
+	    (convert || mode != RDLM_LOCK_NL ||
+	     (flags & (RDLM_LKF_NOQUEUE | RDLM_LKF_QUECVT))))
+		return false;
+	if ((flags & RDLM_LKF_ALTPR) && (flags & RDLM_LKF_ALTCW))
+		return false;
+	return true;
 }
 
 static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
@@ -1329,9 +1413,7 @@ static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
 	u32 id;
 	int ret;
 
-	if (!ls || !lksb || mode < RDLM_LOCK_NL || mode > RDLM_LOCK_EX ||
-	    (flags & ~(RDLM_LKF_NOQUEUE | RDLM_LKF_CONVERT | RDLM_LKF_VALBLK |
-		       RDLM_LKF_NOQUEUEBAST)))
+	if (!ls || !lksb || !rdlm_lock_flags_valid(mode, flags))
 		return -EINVAL;
 	if (flags & RDLM_LKF_CONVERT)
 		return rdlm_convert(ls, mode, lksb, flags, timeout_ms, ast,
@@ -1395,10 +1477,12 @@ out_free:
 /**
  * rdlm_lock() - request a lock on a resource name, or convert one
  * @ls: lockspace from rdlm_lockspace_find()
- * @mode: RDLM_LOCK_NL, _PR, _PW or _EX
+ * @mode: RDLM_LOCK_NL, _CR, _CW, _PR, _PW or _EX
  * @lksb: status block; its lkid is set before this returns (new locks) or
  *	names the lock to convert (RDLM_LKF_CONVERT)
- * @flags: RDLM_LKF_NOQUEUE, _CONVERT, _VALBLK, _NOQUEUEBAST
+ * @flags: RDLM_LKF_NOQUEUE, _CONVERT, _VALBLK, _NOQUEUEBAST, _NOORDER,
+ *	_HEADQUE, _EXPEDITE (NL only), _ALTPR or _ALTCW; with _CONVERT also
+ *	_QUECVT, _CONVDEADLK, _NODLCKWT and _IVVALBLK, as in fs/dlm
  * @name: resource name (binary), ignored with RDLM_LKF_CONVERT
  * @namelen: 1..RDLM_NAME_MAX bytes
  * @timeout_ms: fail with -ETIMEDOUT after waiting this long; 0 = never
@@ -1407,7 +1491,9 @@ out_free:
  * @bast: blocking callback (may be NULL): someone waits for a mode this
  *	granted lock blocks; at most one until the lock is converted
  *
- * A conversion's @ast, @arg and @bast replace the lock's from then on.
+ * Modes and flags have fs/dlm's numbers and meaning; the differences are
+ * in Documentation/lock-manager.rst. A conversion's @ast, @arg and @bast
+ * replace the lock's from then on.
  * On success the request is queued and @ast runs later, in process
  * context, with @lksb->status: 0 (granted), -EAGAIN (NOQUEUE), -ETIMEDOUT,
  * -RDLM_ECANCEL, -EDEADLK, -ENOLCK (lockspace went away), -ENOTCONN, -EIO
@@ -1415,16 +1501,20 @@ out_free:
  * the conversion is done, the LVB is invalid at the home). A failed first
  * request leaves no lock; a failed conversion keeps the old mode. An
  * up-conversion this node cannot take without giving up its hold of the
- * lock word is demoted to NL while it waits (RDLM_SBF_DEMOTED), as
- * fs/dlm's DLM_LKF_CONVDEADLK does. A granted lock whose lease expired gets
- * one more @ast with -ENOLCK and RDLM_SBF_LOST and must still be unlocked.
+ * lock word (CR or PR to CW, PW or EX while the node holds the word
+ * shared) waits demoted to NL with RDLM_LKF_CONVDEADLK (and completes with
+ * RDLM_SBF_DEMOTED), fails with -EAGAIN with RDLM_LKF_NOQUEUE, and is
+ * refused with -EDEADLK otherwise. A grant in the ALTPR/ALTCW mode sets
+ * RDLM_SBF_ALTMODE. A granted lock whose lease expired gets one more @ast
+ * with -ENOLCK and RDLM_SBF_LOST and must still be unlocked.
  *
  * Context: any context but hard interrupts, with interrupts enabled; never
  * sleeps.
  * Return: 0 (queued), -EINVAL, -ENOMEM, -EAGAIN (the lockspace's
  * max_locks on this node reached), -ENOLCK, -ENOTCONN (home of the name not
  * connected), and for conversions -ENOENT (no such lock), -EBUSY
- * (a request of the lock waits) or -EDEADLK (conversion deadlock).
+ * (a request of the lock waits) or -EDEADLK (conversion deadlock, or a
+ * hold of the word too weak, see above).
  */
 int rdlm_lock(struct rdlm_lockspace *ls, int mode, struct rdlm_lksb *lksb,
 	      u32 flags, const void *name, unsigned int namelen,

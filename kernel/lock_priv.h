@@ -132,6 +132,7 @@ struct rdlm_lkb {
 	struct list_head gr_entry;	/* res->granted, while grmode >= 0 */
 	struct list_head wt_entry;	/* res->waiting, while rqmode >= 0 */
 	bool demoted;		/* up-conversion demoted to NL while waiting */
+	bool altmode;		/* granted in its ALTPR/ALTCW mode */
 	void *bast_arg;
 	u8 lvb_snap[RDLM_LVB_MAX];	/* LVB read for the pending grant */
 	struct rdlm_lksb *lksb;

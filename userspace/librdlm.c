@@ -270,6 +270,8 @@ int rdlm_ls_stats(int fd, struct rdlm_ls_stats *stats)
 
 static const char *const rdlm_mode_names[RDLM_LOCK_NR] = {
 	[RDLM_LOCK_NL] = "NL",
+	[RDLM_LOCK_CR] = "CR",
+	[RDLM_LOCK_CW] = "CW",
 	[RDLM_LOCK_PR] = "PR",
 	[RDLM_LOCK_PW] = "PW",
 	[RDLM_LOCK_EX] = "EX",
@@ -282,7 +284,7 @@ const char *rdlm_mode_name(int mode)
 	return rdlm_mode_names[mode];
 }
 
-/* "NL", "PR", "PW", "EX" (any case) to RDLM_LOCK_*, or -EINVAL. */
+/* "NL", "CR", "CW", "PR", "PW", "EX" (any case) to RDLM_LOCK_*, or -EINVAL. */
 int rdlm_mode_parse(const char *name)
 {
 	int mode;

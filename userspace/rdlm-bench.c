@@ -500,7 +500,7 @@ static void usage(FILE *out)
 " -r NAMES      print the LVB counters of NAMES names and exit\n"
 " -m MODE       one row of tools/bench-dlm: hold, cold, pair, pingpong, home\n"
 "               (see the source's header); -n is its count, -p its name\n"
-" -M MODE       lock mode of hold and pair: NL, PR, PW, EX (default EX)\n"
+" -M MODE       hold and pair: NL CR CW PR PW EX (default EX)\n"
 " -I ID         this node's id: rows tell a local home from a remote one\n"
 " -R FILE       hold: created once the locks are held\n"
 " -h            this help\n", MAX_NAMES);

@@ -70,7 +70,7 @@ static void usage(FILE *out)
 "Options of lock:\n"
 " -s, --shared          take a shared (PR) lock\n"
 " -x, -e, --exclusive   take an exclusive (EX) lock (the default)\n"
-" -m, --mode MODE       take MODE: NL, PR, PW or EX\n"
+" -m, --mode MODE       take MODE: NL, CR, CW, PR, PW or EX\n"
 " -n, --nonblock        fail rather than wait if the lock is held\n"
 " -w, --timeout SECS    fail if the lock is not granted within SECS\n"
 "                       (fractions allowed; 0 is --nonblock)\n"
@@ -639,7 +639,7 @@ static int cmd_lock(int argc, char **argv)
 		case 'm':
 			mode = rdlm_mode_parse(optarg);
 			if (mode < 0) {
-				err("lock: bad mode '%s' (NL, PR, PW or EX)", optarg);
+				err("lock: bad mode '%s' (NL, CR, CW, PR, PW or EX)", optarg);
 				return 2;
 			}
 			break;

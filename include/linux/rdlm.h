@@ -7,8 +7,10 @@
  * status block (struct rdlm_lksb) and a completion callback (ast), holders
  * are told by a blocking callback (bast) that someone waits for a mode
  * their lock blocks, and a 32-byte lock value block travels with EX/PW
- * releases to the next grantee. Lockspaces are created by the administrator
- * in configfs (/sys/kernel/config/rdlm/lockspaces/NAME), not by callers.
+ * releases to the next grantee. Modes, request flags and status flags
+ * have fs/dlm's names (RDLM_ for DLM_) and numbers. Lockspaces are created
+ * by the administrator in configfs (/sys/kernel/config/rdlm/lockspaces/NAME),
+ * not by callers.
  *
  * Context rules:
  *  - rdlm_lockspace_find(), rdlm_lock_wait() and rdlm_unlock_wait() may

@@ -281,6 +281,7 @@ static int dqnl_sf_init(struct rdlm_engine *eng)
 	return dq_init(eng, &dqnl_sf_proto, false);
 }
 
-const struct rdlm_engine_ops rdlm_dqnl_ops = DQ_ENGINE_OPS("dqnl", dqnl_init, true);
+const struct rdlm_engine_ops rdlm_dqnl_ops =
+	DQ_ENGINE_OPS("dqnl", dqnl_init, true, 1, true);
 const struct rdlm_engine_ops rdlm_dqnl_sf_ops =
-	DQ_ENGINE_OPS("dqnl-sf", dqnl_sf_init, false);
+	DQ_ENGINE_OPS("dqnl-sf", dqnl_sf_init, false, 2, true);

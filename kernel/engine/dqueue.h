@@ -281,9 +281,11 @@ struct dq_eng {
 #define DQ_NONE	U32_MAX
 
 /* the ops table of a queue engine: everything but its init is shared */
-#define DQ_ENGINE_OPS(_name, _init, _first) {	\
+#define DQ_ENGINE_OPS(_name, _init, _first, _tries, _excl) {	\
 	.name = _name,				\
 	.grant_on_first = _first,		\
+	.try_answers = _tries,			\
+	.exclusive_only = _excl,		\
 	.mbox_kinds = DQ_MBOX_KINDS,		\
 	.init = _init,				\
 	.fini = dq_fini,			\

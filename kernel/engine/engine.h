@@ -362,6 +362,10 @@ struct rdlm_engine;
  * @grant_on_first: the engine may grant a request on the completion of its
  *	first verb (which goes to the word's home), and only when the word
  *	was free for it when that verb executed there
+ * @exclusive_only: shared requests are served as exclusive (the lock
+ *	manager then asks for exclusive, so that its hold covers every mode)
+ * @try_answers: completions of a request's verbs after which one not
+ *	granted yet would have to wait (a trylock gives up then); 0 means 1
  * @init: set up engine-private state (may sleep, may allocate)
  * @fini: free engine-private state
  * @lock: start acquiring @req; returns 0 or -errno (then nothing emitted)
@@ -395,6 +399,8 @@ struct rdlm_engine_ops {
 	u32 mbox_kinds;
 	bool many_per_word;
 	bool grant_on_first;
+	bool exclusive_only;
+	u8 try_answers;
 	int (*init)(struct rdlm_engine *eng);
 	void (*fini)(struct rdlm_engine *eng);
 	int (*lock)(struct rdlm_engine *eng, struct rdlm_req *req,

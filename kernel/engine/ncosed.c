@@ -401,4 +401,5 @@ static int nc_init(struct rdlm_engine *eng)
 	return dq_init(eng, &nc_proto, true);
 }
 
-const struct rdlm_engine_ops rdlm_ncosed_ops = DQ_ENGINE_OPS("ncosed", nc_init, true);
+const struct rdlm_engine_ops rdlm_ncosed_ops =
+	DQ_ENGINE_OPS("ncosed", nc_init, true, 1, false);

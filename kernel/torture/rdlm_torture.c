@@ -7,7 +7,8 @@
  * Loading the module starts @nthreads kernel threads on the lockspace
  * @lockspace. Each repeats, for @duration_s seconds or @nops times: pick one
  * of @nlocks resource names (@prefix0, @prefix1, ...) and a mode (PR with
- * probability @shared_pct %, PW with @pw_pct %, EX otherwise), lock it either
+ * probability @shared_pct %, PW with @pw_pct %, CR with @cr_pct %, CW with
+ * @cw_pct %, EX otherwise), lock it either
  * through the synchronous wrappers or through rdlm_lock()/rdlm_unlock() with
  * its own completion and blocking callbacks (@async_pct %), sometimes with
  * NOQUEUE (@noqueue_pct %), sometimes cancelling the request at once
@@ -17,8 +18,8 @@
  *
  * Two checks run on every grant:
  *  - mutual exclusion among this node's holders: every name has counters of
- *    the local PR, PW and EX holders; an EX holder must see no other holder,
- *    a PW holder no other PW or EX holder, a PR holder no EX holder;
+ *    the local holders in each mode; a holder must see none in a mode that
+ *    fs/dlm's compatibility matrix says its own mode excludes;
  *  - the lock value block: its first 8 bytes are a counter that every EX
  *    and PW holder increments (the next 8 bytes hold its complement, so a
  *    torn or foreign value is seen). A grant must see at least the value
@@ -85,6 +86,14 @@ static int pw_pct;
 module_param(pw_pct, int, 0444);
 MODULE_PARM_DESC(pw_pct, "Percentage of PW requests (the rest is EX)");
 
+static int cr_pct;
+module_param(cr_pct, int, 0444);
+MODULE_PARM_DESC(cr_pct, "Percentage of CR requests");
+
+static int cw_pct;
+module_param(cw_pct, int, 0444);
+MODULE_PARM_DESC(cw_pct, "Percentage of CW requests");
+
 static int convert_pct = 10;
 module_param(convert_pct, int, 0444);
 MODULE_PARM_DESC(convert_pct, "Percentage of PR and EX locks converted once");
@@ -124,7 +133,9 @@ MODULE_PARM_DESC(max_samples, "Latency samples kept for the percentiles");
 /* What the threads count; the names are those of the stats file. */
 enum torture_stat {
 	TS_OPS,
-	TS_GRANT_NL,
+	TS_GRANT_NL,	/* + mode: the RDLM_LOCK_* order */
+	TS_GRANT_CR,
+	TS_GRANT_CW,
 	TS_GRANT_PR,
 	TS_GRANT_PW,
 	TS_GRANT_EX,
@@ -150,6 +161,8 @@ enum torture_stat {
 static const char *const torture_stat_names[TS_NR] = {
 	[TS_OPS] = "ops",
 	[TS_GRANT_NL] = "grants_nl",
+	[TS_GRANT_CR] = "grants_cr",
+	[TS_GRANT_CW] = "grants_cw",
 	[TS_GRANT_PR] = "grants_pr",
 	[TS_GRANT_PW] = "grants_pw",
 	[TS_GRANT_EX] = "grants_ex",
@@ -173,16 +186,12 @@ static const char *const torture_stat_names[TS_NR] = {
 
 /**
  * struct torture_name - this node's view of one resource name
- * @pr: local holders in PR that claimed it
- * @pw: local holders in PW
- * @ex: local holders in EX
+ * @held: local holders that claimed it, by RDLM_LOCK_* mode
  * @written: the LVB counter this node wrote last
  * @incs: increments of the LVB counter made by this node
  */
 struct torture_name {
-	atomic_t pr;
-	atomic_t pw;
-	atomic_t ex;
+	atomic_t held[RDLM_LOCK_NR];
 	atomic64_t written;
 	atomic64_t incs;
 };
@@ -357,42 +366,36 @@ static void torture_failed(struct torture_thread *t, int mode, u32 flags,
 static void torture_claim(struct torture_thread *t, struct torture_name *tn,
 			  int mode)
 {
+	/* fs/dlm's matrix, written out again: what each mode lets in */
+	static const u8 compat[RDLM_LOCK_NR] = {
+		[RDLM_LOCK_NL] = 0x3f, [RDLM_LOCK_CR] = 0x1f,
+		[RDLM_LOCK_CW] = 0x07, [RDLM_LOCK_PR] = 0x0b,
+		[RDLM_LOCK_PW] = 0x03, [RDLM_LOCK_EX] = 0x01,
+	};
+	int m, n[RDLM_LOCK_NR];
 	bool bad = false;
 
-	switch (mode) {
-	case RDLM_LOCK_PR:
-		atomic_inc_return(&tn->pr);
-		bad = atomic_read(&tn->ex);
-		break;
-	case RDLM_LOCK_PW:
-		bad = atomic_inc_return(&tn->pw) != 1 || atomic_read(&tn->ex);
-		break;
-	case RDLM_LOCK_EX:
-		bad = atomic_inc_return(&tn->ex) != 1 ||
-		      atomic_read(&tn->pr) || atomic_read(&tn->pw);
-		break;
+	if (mode == RDLM_LOCK_NL)
+		return;
+	atomic_inc_return(&tn->held[mode]);
+	for (m = RDLM_LOCK_CR; m < RDLM_LOCK_NR; m++) {
+		n[m] = atomic_read(&tn->held[m]);
+		if (n[m] > (int)(m == mode) && !(compat[mode] & BIT(m)))
+			bad = true;
 	}
 	if (bad) {
 		torture_count(TS_MUTEX_VIOLATIONS);
-		pr_err("thread %u: mutual exclusion violated on %.*s in mode %d: pr %d pw %d ex %d\n",
-		       t->id, t->namelen, t->name, mode, atomic_read(&tn->pr),
-		       atomic_read(&tn->pw), atomic_read(&tn->ex));
+		pr_err("thread %u: mutual exclusion violated on %.*s in mode %d: cr %d cw %d pr %d pw %d ex %d\n",
+		       t->id, t->namelen, t->name, mode, n[RDLM_LOCK_CR],
+		       n[RDLM_LOCK_CW], n[RDLM_LOCK_PR], n[RDLM_LOCK_PW],
+		       n[RDLM_LOCK_EX]);
 	}
 }
 
 static void torture_unclaim(struct torture_name *tn, int mode)
 {
-	switch (mode) {
-	case RDLM_LOCK_PR:
-		atomic_dec(&tn->pr);
-		break;
-	case RDLM_LOCK_PW:
-		atomic_dec(&tn->pw);
-		break;
-	case RDLM_LOCK_EX:
-		atomic_dec(&tn->ex);
-		break;
-	}
+	if (mode != RDLM_LOCK_NL)
+		atomic_dec(&tn->held[mode]);
 }
 
 /*
@@ -481,6 +484,10 @@ static void torture_op(struct torture_thread *t)
 		mode = RDLM_LOCK_PR;
 	else if (r < shared_pct + pw_pct)
 		mode = RDLM_LOCK_PW;
+	else if (r < shared_pct + pw_pct + cr_pct)
+		mode = RDLM_LOCK_CR;
+	else if (r < shared_pct + pw_pct + cr_pct + cw_pct)
+		mode = RDLM_LOCK_CW;
 	else
 		mode = RDLM_LOCK_EX;
 	if (noqueue_pct && torture_pct(t, noqueue_pct))
@@ -499,7 +506,7 @@ static void torture_op(struct torture_thread *t)
 	}
 	val = torture_granted(t, tn, mode, min);
 	claimed = true;
-	write = lvb && mode != RDLM_LOCK_PR;
+	write = lvb && mode >= RDLM_LOCK_PW;
 	torture_hold(t);
 
 	if ((mode == RDLM_LOCK_PR || mode == RDLM_LOCK_EX) && convert_pct &&
@@ -513,9 +520,12 @@ static void torture_op(struct torture_thread *t)
 		claimed = false;
 		to = mode == RDLM_LOCK_PR ? RDLM_LOCK_EX : RDLM_LOCK_PR;
 		flags = RDLM_LKF_CONVERT | (lvb ? RDLM_LKF_VALBLK : 0);
+		/* without NOQUEUE, waiting demoted beats -EDEADLK */
 		if (to == RDLM_LOCK_EX && noqueue_pct &&
 		    torture_pct(t, noqueue_pct))
 			flags |= RDLM_LKF_NOQUEUE;
+		else if (to == RDLM_LOCK_EX)
+			flags |= RDLM_LKF_CONVDEADLK;
 		torture_count(to == RDLM_LOCK_EX ? TS_UPCONVERT : TS_DOWNCONVERT);
 		WRITE_ONCE(t->bast, false);
 		min = atomic64_read(&tn->written);
@@ -529,7 +539,7 @@ static void torture_op(struct torture_thread *t)
 				torture_written(tn, val);
 			val = torture_granted(t, tn, to, min);
 			claimed = true;
-			write = lvb && to != RDLM_LOCK_PR;
+			write = lvb && to >= RDLM_LOCK_PW;
 			mode = to;
 			torture_hold(t);
 		} else {
@@ -719,7 +729,10 @@ static int torture_check_params(void)
 	}
 	if (!torture_pct_ok("shared_pct", shared_pct) ||
 	    !torture_pct_ok("pw_pct", pw_pct) ||
-	    !torture_pct_ok("shared_pct + pw_pct", shared_pct + pw_pct) ||
+	    !torture_pct_ok("cr_pct", cr_pct) ||
+	    !torture_pct_ok("cw_pct", cw_pct) ||
+	    !torture_pct_ok("shared_pct + pw_pct + cr_pct + cw_pct",
+			    shared_pct + pw_pct + cr_pct + cw_pct) ||
 	    !torture_pct_ok("convert_pct", convert_pct) ||
 	    !torture_pct_ok("noqueue_pct", noqueue_pct) ||
 	    !torture_pct_ok("async_pct", async_pct) ||

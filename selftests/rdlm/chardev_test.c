@@ -471,15 +471,28 @@ TEST_F(ls, modes_and_conversions)
 	EXPECT_EQ(EAGAIN, errno);
 	EXPECT_EQ(-EAGAIN, r.status);
 	EXPECT_EQ(a, r.lkid);
-	/* a failed conversion leaves the old mode, or NL if it was demoted */
+	/* a failed conversion leaves the old mode: NOQUEUE never demotes */
 	ASSERT_EQ(0, lock_info(self->fd, a, &info));
 	EXPECT_EQ(RDLM_LKS_GRANTED, info.state);
-	EXPECT_EQ(r.sb_flags & RDLM_SBF_DEMOTED ? RDLM_LOCK_NL : RDLM_LOCK_PR,
-		  info.mode);
+	EXPECT_EQ(0, r.sb_flags & RDLM_SBF_DEMOTED);
+	EXPECT_EQ(RDLM_LOCK_PR, info.mode);
 	EXPECT_EQ(1, info.fails);
 	ASSERT_EQ(0, do_unlock(self->fd2, b, 0));
-	/* alone now: up to EX, write the LVB on the way down */
-	ASSERT_EQ(0, do_convert(self->fd, a, RDLM_LOCK_EX, 0));
+	/*
+	 * alone now: up to EX. A word held shared cannot be upgraded in
+	 * place: without CONVDEADLK that is -EDEADLK, the lock still PR.
+	 */
+	lock_req_init(&r, RDLM_LOCK_EX, NULL, RDLM_LKF_CONVERT);
+	r.lkid = a;
+	if (ioctl(self->fd, RDLM_IOC_LOCK, &r)) {
+		EXPECT_EQ(EDEADLK, errno);
+		ASSERT_EQ(0, lock_info(self->fd, a, &info));
+		EXPECT_EQ(RDLM_LKS_GRANTED, info.state);
+		EXPECT_EQ(RDLM_LOCK_PR, info.mode);
+		ASSERT_EQ(0, do_convert(self->fd, a, RDLM_LOCK_EX,
+					RDLM_LKF_CONVDEADLK));
+	}
+	/* write the LVB on the way down */
 	ASSERT_EQ(0, lock_info(self->fd, a, &info));
 	EXPECT_EQ(RDLM_LOCK_EX, info.mode);
 	EXPECT_EQ(-EAGAIN, do_lock(self->fd2, RDLM_LOCK_PR, self->res,

@@ -134,15 +134,17 @@ static void do_convert(int fd, const char *name, const char *waiting)
 		return;
 	ret = rdlm_convert(fd, lkid, RDLM_LOCK_EX, RDLM_LKF_NOQUEUE, 0, NULL);
 	CHECK(ret == -EAGAIN, "NOQUEUE conversion to EX returned %d", ret);
-	ret = rdlm_convert(fd, lkid, RDLM_LOCK_EX, 0, 300, NULL);
+	ret = rdlm_convert(fd, lkid, RDLM_LOCK_EX, RDLM_LKF_CONVDEADLK, 300,
+			   NULL);
 	CHECK(ret == -ETIMEDOUT, "conversion with timeout returned %d", ret);
-	/* the old mode, or NL if an up-conversion was demoted while waiting */
+	/* the old mode, or NL if the up-conversion waited demoted */
 	ret = rdlm_lock_info(fd, lkid, &info);
 	CHECK(!ret && info.state == RDLM_LKS_GRANTED &&
 	      (info.mode == RDLM_LOCK_PR || info.mode == RDLM_LOCK_NL) &&
 	      info.fails == 2, "after failed conversions: %d state %u mode %u fails %llu",
 	      ret, info.state, info.mode, (unsigned long long)info.fails);
-	ret = rdlm_convert(fd, lkid, RDLM_LOCK_EX, RDLM_LKF_ASYNC, 0, NULL);
+	ret = rdlm_convert(fd, lkid, RDLM_LOCK_EX,
+			   RDLM_LKF_ASYNC | RDLM_LKF_CONVDEADLK, 0, NULL);
 	CHECK(!ret, "async conversion returned %d", ret);
 	if (ret)
 		return;

@@ -21,38 +21,51 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define RDLM_ABI_VERSION	1
+#define RDLM_ABI_VERSION	2
 
 /*
- * Lock modes, shared by the kernel API (<linux/rdlm.h>) and /dev/rdlm.
- * NL holds nothing and only keeps the lock around for conversions; PR is
- * shared; PW is the protected (update) mode: compatible with PR holders
- * that were granted before it, exclusive against other PW and EX, and
- * mapped to the bakery's update lock where the engine has one; EX is
- * exclusive.
+ * Lock modes, shared by the kernel API (<linux/rdlm.h>) and /dev/rdlm, with
+ * fs/dlm's numbers and compatibility matrix (Documentation/lock-manager.rst):
+ * NL holds nothing; CR (concurrent read) conflicts with EX only; CW
+ * (concurrent write) is shared with CR and CW; PR is shared with CR and PR;
+ * PW (protected write) is shared with CR only; EX is exclusive.
  */
 #define RDLM_LOCK_NL		0
-#define RDLM_LOCK_PR		1
-#define RDLM_LOCK_PW		2
-#define RDLM_LOCK_EX		3
-#define RDLM_LOCK_NR		4
+#define RDLM_LOCK_CR		1
+#define RDLM_LOCK_CW		2
+#define RDLM_LOCK_PR		3
+#define RDLM_LOCK_PW		4
+#define RDLM_LOCK_EX		5
+#define RDLM_LOCK_NR		6
 
-/* Request flags (rdlm_lock(), rdlm_unlock(), the lock ioctls). */
-#define RDLM_LKF_NOQUEUE	0x0001	/* not grantable now: -EAGAIN */
-#define RDLM_LKF_CONVERT	0x0002	/* change the mode of lksb->lkid */
-#define RDLM_LKF_VALBLK		0x0004	/* read the LVB on grant, write on release */
-#define RDLM_LKF_IVVALBLK	0x0008	/* mark the LVB invalid on release */
-#define RDLM_LKF_CANCEL		0x0010	/* unlock: cancel a waiting request */
-#define RDLM_LKF_NOQUEUEBAST	0x0020	/* NOQUEUE failure sends blocking callbacks */
-#define RDLM_LKF_ALL		0x003f
+/*
+ * Request flags (rdlm_lock(), rdlm_unlock(), the lock ioctls), with fs/dlm's
+ * values; the fs/dlm flags without an rdlm meaning are not defined.
+ */
+#define RDLM_LKF_NOQUEUE	0x00000001	/* not grantable now: -EAGAIN */
+#define RDLM_LKF_CANCEL		0x00000002	/* unlock: cancel a waiting request */
+#define RDLM_LKF_CONVERT	0x00000004	/* change the mode of lksb->lkid */
+#define RDLM_LKF_VALBLK		0x00000008	/* read the LVB on grant, write on release */
+#define RDLM_LKF_QUECVT		0x00000010	/* conversion waits its turn in the queue */
+#define RDLM_LKF_IVVALBLK	0x00000020	/* mark the LVB invalid on release */
+#define RDLM_LKF_CONVDEADLK	0x00000040	/* up-conversion may wait demoted to NL */
+#define RDLM_LKF_NODLCKWT	0x00000100	/* conversion deadlocks are left to the caller */
+#define RDLM_LKF_EXPEDITE	0x00000400	/* NL request: granted before waiters */
+#define RDLM_LKF_NOQUEUEBAST	0x00000800	/* NOQUEUE failure sends blocking callbacks */
+#define RDLM_LKF_HEADQUE	0x00001000	/* new request waits first in its queue */
+#define RDLM_LKF_NOORDER	0x00002000	/* new request granted past waiters */
+#define RDLM_LKF_ALTPR		0x00008000	/* grant PR instead if that is free now */
+#define RDLM_LKF_ALTCW		0x00010000	/* grant CW instead if that is free now */
+#define RDLM_LKF_ALL		0x0001bd7f
 
 /* /dev/rdlm only: return at once, the completion is read() from the file. */
-#define RDLM_LKF_ASYNC		0x00010000
+#define RDLM_LKF_ASYNC		0x00400000
 
-/* Status-block flags (lksb->flags). */
-#define RDLM_SBF_VALNOTVALID	0x01	/* LVB content invalid (a holder died) */
-#define RDLM_SBF_LOST		0x02	/* lease expired: the lock was lost */
-#define RDLM_SBF_DEMOTED	0x04	/* up-conversion waited in NL */
+/* Status-block flags (lksb->flags), fs/dlm's values and one of rdlm's. */
+#define RDLM_SBF_DEMOTED	0x01	/* up-conversion waited in NL */
+#define RDLM_SBF_VALNOTVALID	0x02	/* LVB content invalid (a holder died) */
+#define RDLM_SBF_ALTMODE	0x04	/* granted the ALTPR/ALTCW mode */
+#define RDLM_SBF_LOST		0x08	/* lease expired: the lock was lost */
 
 /* Completion status of unlock and cancel, as in fs/dlm. */
 #define RDLM_EUNLOCK		0x10002
@@ -101,7 +114,7 @@ struct rdlm_join {
  * struct rdlm_lock_req - argument of RDLM_IOC_LOCK: lock or convert
  * @size: sizeof(struct rdlm_lock_req)
  * @mode: RDLM_LOCK_NL .. RDLM_LOCK_EX
- * @flags: RDLM_LKF_NOQUEUE, _CONVERT, _VALBLK, _NOQUEUEBAST, _ASYNC
+ * @flags: RDLM_LKF_* of rdlm_lock() (not _CANCEL or _IVVALBLK), _ASYNC
  * @timeout_ms: give up with -ETIMEDOUT after this long waiting; 0: never
  * @lkid: out: id of the new lock in this file (0 if it failed); in: the
  *	lock to convert, with RDLM_LKF_CONVERT

@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# fs/dlm's six modes on every lk-* lockspace, exhaustively: for each mode
+# held and each mode requested, a NOQUEUE request is granted or refused as
+# the compatibility matrix says, from the holder's node (another process)
+# and from another node. Then the request flags on node 1: ALTPR, NOORDER,
+# EXPEDITE, HEADQUE, and the up-conversion rules (CONVDEADLK, NODLCKWT).
+#
+# The expected answers are written out here, not computed from the
+# module's table. Where rdlm is stricter than fs/dlm it says so: a lock
+# word has two engine modes, so across nodes CR and PR take it shared and
+# CW, PW and EX exclusive (CR-CW, CR-PW and CW-CW wait), and on this node a
+# CR hold of a shared word does not cover CW or PW. The exclusive-only
+# engines (dqnl, dqnl-sf) take every word exclusive: exact fs/dlm on one
+# node, nothing shared across nodes.
+#
+# MODES_LS (default: every lk-* lockspace) sets the lockspaces.
+. ./lib.sh
+. ./fabric_lib.sh
+require_root
+need_cluster 2
+fabric_test lock_modes
+LSS=${MODES_LS:-$(awk '$1 == "lockspace" && $2 ~ /^lk-/ { print $2 }' \
+	"$REPO/tools/cluster/cluster.conf")}
+TMP=$(mktemp -d) || fail "mktemp"
+ORDER="NL CR PR CW PW EX"	# the requests of a row: grants first
+
+rdlm_loaded && rdlm_reset
+kmsg_mark
+rdlm_load
+"$CONFIGURE" up || fail "configure"
+# a hold must outlive a row of requests: no 2 s leases
+long_leases $LSS
+
+# row WANTS: "NL=G CR=G ..." from the six answers in ORDER
+row()
+{
+	local out= m w
+
+	set -- $1
+	for m in $ORDER; do
+		out+="${out:+ }$m=$1"
+		shift
+	done
+	echo "$out"
+}
+
+# check LS WHERE NAME HELD WANTS: NAME is held in HELD (node 1); the NOQUEUE
+# requests of this node must be answered WANTS (six G or -, in ORDER)
+check()
+{
+	local want got
+
+	want=$(row "$5")
+	got=$(./mode_helper try "$1" "$3" $want) || fail "$1: try: $got"
+	[ "$got" = "$want" ] ||
+		fail "$1 ($2): held $4: got '$got', want '$want'"
+}
+
+# hold LS NAME MODE: hold NAME in MODE in the background until unhold
+hold()
+{
+	rm -f "$TMP/held"
+	./mode_helper hold "$1" "$2" "$3" "$TMP/held" &
+	HOLDER=$!
+	wait_file "$TMP/held"
+}
+
+unhold()
+{
+	kill "$HOLDER"
+	{ wait "$HOLDER"; } 2>/dev/null
+}
+
+for ls in $LSS; do
+	st "wait $ls 90"
+	engine=$(cat "$CFS/lockspaces/$ls/engine")
+	case $engine in
+	dqnl*)
+		shared=0
+		# one node: exactly fs/dlm's matrix
+		local_wants=("G G G G G G" "G G G G G -" "G G - G - -"
+			     "G G G - - -" "G G - - - -" "G - - - - -")
+		# across nodes: every word exclusive
+		remote_wants=("G G G G G G" "G - - - - -" "G - - - - -"
+			      "G - - - - -" "G - - - - -" "G - - - - -")
+		;;
+	*)
+		shared=1
+		# CR's shared word does not cover CW or PW
+		local_wants=("G G G G G G" "G G G - - -" "G G - G - -"
+			     "G G G - - -" "G G - - - -" "G - - - - -")
+		# CR and PR share words, CW, PW and EX do not
+		remote_wants=("G G G G G G" "G G G - - -" "G - - - - -"
+			      "G G G - - -" "G - - - - -" "G - - - - -")
+		;;
+	esac
+	barrier "$ls-ready"
+	i=0
+	for held in NL CR CW PR PW EX; do
+		name=modes-$ls-$held
+		[ "$ME" = 1 ] && hold "$ls" "$name" "$held"
+		[ "$ME" = 1 ] && check "$ls" "node 1" "$name" "$held" \
+			"${local_wants[$i]}"
+		barrier "$ls-$held-held"
+		[ "$ME" = 2 ] && check "$ls" "node 2" "$name" "$held" \
+			"${remote_wants[$i]}"
+		barrier "$ls-$held-tried"
+		[ "$ME" = 1 ] && unhold
+		i=$((i + 1))
+	done
+	echo "$ls ($engine): the six modes, held and requested, on node 1 and node 2: as expected"
+	if [ "$ME" = 1 ]; then
+		./mode_helper flags "$ls" "flags-$ls" $shared ||
+			fail "$ls: request flags"
+		echo "$ls: ALTPR, NOORDER, EXPEDITE, HEADQUE, $([ $shared = 1 ] &&
+			echo CONVDEADLK || echo NODLCKWT): as expected"
+	fi
+	barrier "$ls-done"
+done
+
+nothing_left "lock_modes" ""
+"$CONFIGURE" down || fail "unconfigure"
+rdlm_unload
+kmsg_check
