@@ -18,6 +18,12 @@
  * resets the word to zero with CAS once everyone is done (Algorithms 1, 3).
  * See Documentation/engines.rst for the choices made where the paper is
  * silent (lease start, stale-release rules, shared-waiter ambiguity).
+ *
+ * Blocking notices (not in the paper): a holder sees the waiters whose
+ * tickets were taken before its grant; a request that has to wait SENDs
+ * BLOCKING once to every other member, so that holders granted before it
+ * took its ticket hear of it too (a member without a request on the word
+ * ignores it). Holders that cache locks depend on hearing of every waiter.
  */
 #include "engine.h"
 
@@ -70,6 +76,8 @@ enum {
 #define BKF_BLOCKING	0x08
 #define BKF_OVF		0x10	/* ovf_n valid */
 #define BKF_POLLING	0x20	/* READ in flight while held (update) */
+#define BKF_ANNOUNCED	0x40	/* told the other members we wait */
+#define BKF_TOLD	0x80	/* a waiter announced itself before our grant */
 
 struct bk_req {
 	u8 phase;
@@ -393,7 +401,66 @@ static void bk_grant(struct rdlm_engine *eng, struct rdlm_req *req,
 					 RDLM_NOTICE_BLOCKING, 0);
 		}
 	}
+	if ((b->flags & BKF_TOLD) && !(b->flags & BKF_BLOCKING)) {
+		b->flags |= BKF_BLOCKING;
+		rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
+				 RDLM_NOTICE_BLOCKING, 0);
+	}
 	bk_arm_held(eng, req, out, bk_wait_count(l, b->ticket, v));
+}
+
+/* BLOCKING from a waiter: our requests on its word hold it up. */
+static void bk_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
+		    struct rdlm_out *out)
+{
+	const struct rdlm_msg *m = &rx->msg;
+	u32 i;
+
+	if (rx->kind != RDLM_VERB_SEND || m->type != RDLM_MSG_BLOCKING ||
+	    m->slot >= eng->p.nr_slots || m->arg >= eng->p.nr_nodes)
+		return;
+	for (i = 0; i < eng->p.nr_reqs; i++) {
+		struct rdlm_req *req = &eng->reqs[i];
+		struct bk_req *b = bk(req);
+
+		if (!req->busy || req->node != m->arg || req->slot != m->slot)
+			continue;
+		if (b->phase != BK_HELD) {
+			b->flags |= BKF_TOLD;	/* told on its grant */
+		} else if (!(b->flags & (BKF_BLOCKING | BKF_LOST))) {
+			b->flags |= BKF_BLOCKING;
+			rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
+					 RDLM_NOTICE_BLOCKING, 0);
+		}
+	}
+}
+
+/* We have to wait: tell the holders, whoever they are, once. */
+static void bk_announce(struct rdlm_engine *eng, struct rdlm_req *req,
+			struct rdlm_out *out)
+{
+	struct bk_req *b = bk(req);
+	struct rdlm_verb v;
+	u32 n;
+
+	/* not when composed into another engine that keeps the SENDs */
+	if ((b->flags & BKF_ANNOUNCED) || eng->ops->recv != bk_recv)
+		return;
+	b->flags |= BKF_ANNOUNCED;
+	for (n = 0; n < eng->p.nr_nodes; n++) {
+		if (n == eng->p.node)
+			continue;
+		memset(&v, 0, sizeof(v));
+		v.kind = RDLM_VERB_SEND;
+		v.node = n;
+		v.slot = req->slot;
+		v.msg.type = RDLM_MSG_BLOCKING;
+		v.msg.mode = req->mode;
+		v.msg.src = eng->p.node;
+		v.msg.slot = req->slot;
+		v.msg.arg = req->node;
+		rdlm_engine_post(eng, out, &v);
+	}
 }
 
 /*
@@ -550,6 +617,7 @@ static void bk_on_ticket(struct rdlm_engine *eng, struct rdlm_req *req,
 		return;
 	}
 	/* the FA result is our first look: wait before the first READ */
+	bk_announce(eng, req, out);
 	b->phase = BK_WAIT;
 	rdlm_engine_arm(eng, out, req,
 			bk_poll_delay(eng, bk_wait_count(l, prev, prev)));
@@ -824,4 +892,5 @@ const struct rdlm_engine_ops rdlm_bakery_ops = {
 	.unlock = bk_unlock,
 	.complete = bk_complete,
 	.timer = bk_timer,
+	.recv = bk_recv,
 };

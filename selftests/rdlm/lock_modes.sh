@@ -5,6 +5,12 @@
 # the compatibility matrix says, from the holder's node (another process)
 # and from another node. Then the request flags on node 1: ALTPR, NOORDER,
 # EXPEDITE, HEADQUE, and the up-conversion rules (CONVDEADLK, NODLCKWT).
+# Last, blocking callbacks reach the holders: node 1 holds a name in PR,
+# then EX, and keeps it until it is told that someone waits; node 2 asks
+# for EX after node 1's grant and must get it (a holder granted before
+# the waiter came hears of it: the bakery's waiters announce themselves).
+# Not checked: N-CoSED's shared holders, whom nobody can tell yet
+# (lock-manager.rst, "Blocking callbacks").
 #
 # The expected answers are written out here, not computed from the
 # module's table. Where rdlm is stricter than fs/dlm it says so: a lock
@@ -116,6 +122,31 @@ for ls in $LSS; do
 		echo "$ls: ALTPR, NOORDER, EXPEDITE, HEADQUE, $([ $shared = 1 ] &&
 			echo CONVDEADLK || echo NODLCKWT): as expected"
 	fi
+	told_modes="PR EX"
+	[ "$engine" = ncosed ] && told_modes=EX
+	for held in $told_modes; do
+		name=told-$ls-$held
+		if [ "$ME" = 1 ]; then
+			rm -f "$TMP/held"
+			./mode_helper told "$ls" "$name" $held "$TMP/held" \
+				>"$TMP/told" &
+			TOLD=$!
+			wait_file "$TMP/held"
+		fi
+		barrier "$ls-told-$held-held"
+		if [ "$ME" = 2 ]; then
+			got=$(./lock_helper wait "$ls" "$name" 150000)
+			case $got in
+			"status 0 "*) ;;
+			*) fail "$ls: EX behind $held held on node 1: $got" ;;
+			esac
+		fi
+		if [ "$ME" = 1 ]; then
+			wait "$TOLD" || fail "$ls: $held holder: $(cat "$TMP/told")"
+			echo "$ls: $held holder on node 1: $(cat "$TMP/told")"
+		fi
+		barrier "$ls-told-$held-done"
+	done
 	barrier "$ls-done"
 done
 

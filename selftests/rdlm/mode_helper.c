@@ -4,11 +4,14 @@
  * flags through /dev/rdlm.
  *
  * usage: mode_helper hold LS NAME MODE FILE
+ *        mode_helper told LS NAME MODE FILE
  *        mode_helper try LS NAME MODE=WANT...
  *        mode_helper flags LS PREFIX SHARED
  *
  * hold takes NAME in MODE (waiting up to 60 s), creates FILE and waits to
- * be killed. try makes one NOQUEUE request per MODE=WANT argument, in the
+ * be killed. told takes NAME in MODE, creates FILE, waits up to 120 s
+ * for a blocking notice, then unlocks and prints "told, MODE waited for"
+ * (exit 0), or "not told" (exit 1). try makes one NOQUEUE request per MODE=WANT argument, in the
  * order given, and prints MODE=G (granted, then unlocked) or MODE=- (-EAGAIN)
  * for each, on one line. WANT is what the test expects (G or -): a "-"
  * where G was wanted is asked again for up to 5 s, because this node may
@@ -120,6 +123,36 @@ static int do_hold(const char *ls, const char *name, int mode,
 	fclose(f);
 	pause();
 	return 0;
+}
+
+static int do_told(const char *ls, const char *name, int mode,
+		   const char *file)
+{
+	int fd = open_ls(ls), ret;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct rdlm_event ev;
+	uint32_t lkid;
+	FILE *f;
+
+	ret = rdlm_lock(fd, mode, name, strlen(name), 0, 60000, &lkid, NULL);
+	if (ret) {
+		fprintf(stderr, "mode_helper: %s in %s: %s\n", name,
+			rdlm_mode_name(mode), strerror(-ret));
+		return 1;
+	}
+	f = fopen(file, "w");
+	if (!f)
+		return 1;
+	fclose(f);
+	while (poll(&p, 1, 120000) == 1 && !rdlm_read_event(fd, &ev)) {
+		if (ev.type == RDLM_EV_BLOCKING) {
+			printf("told, %s waited for\n", rdlm_mode_name(ev.mode));
+			rdlm_unlock(fd, lkid, NULL);
+			return 0;
+		}
+	}
+	printf("not told\n");
+	return 1;
 }
 
 static void do_try(const char *ls, const char *name, int argc, char **argv)
@@ -344,6 +377,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 6 && !strcmp(argv[1], "hold"))
 		return do_hold(argv[2], argv[3], mode_of(argv[4]), argv[5]);
+	if (argc == 6 && !strcmp(argv[1], "told"))
+		return do_told(argv[2], argv[3], mode_of(argv[4]), argv[5]);
 	if (argc >= 5 && !strcmp(argv[1], "try")) {
 		do_try(argv[2], argv[3], argc - 4, argv + 4);
 		return failed;
@@ -352,7 +387,7 @@ int main(int argc, char **argv)
 		do_flags(argv[2], argv[3], atoi(argv[4]));
 		return failed;
 	}
-	fprintf(stderr, "usage: mode_helper hold LS NAME MODE FILE\n"
+	fprintf(stderr, "usage: mode_helper hold|told LS NAME MODE FILE\n"
 		"       mode_helper try LS NAME MODE=WANT...\n"
 		"       mode_helper flags LS PREFIX SHARED\n");
 	return 2;
