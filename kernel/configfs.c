@@ -32,6 +32,10 @@
  *		fence_ack	while enabled: a departed node id whose
  *				fencing is done, recovered from at once
  *
+ * A kernel caller (a cluster file system) may create a lockspace of its
+ * own from one of these as a template: rdlm_new_lockspace() copies its
+ * attributes; such lockspaces are not in configfs.
+ *
  * Every write is validated in full before anything changes: junk answers
  * -EINVAL with one line in the kernel log saying why, anything a running
  * lockspace depends on answers -EBUSY while it is enabled. configfs files are
@@ -47,6 +51,7 @@
 #include <linux/inet.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/rdlm.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
 
@@ -96,7 +101,13 @@ struct rdlm_cfg_ls {
 	struct rdlm_lockspace *lm;	/* its lock manager, while enabled */
 	struct rdlm_node *pinned[RDLM_MAX_MEMBERS + 1];
 	u32 nr_pinned;
+	/* made by rdlm_new_lockspace(), not in configfs */
+	struct list_head kernel_entry;
+	u32 creators;
 };
+
+/* Lockspaces of kernel callers, under rdlm_cfg_mutex. */
+static LIST_HEAD(rdlm_kernel_lss);
 
 static const char *const rdlm_engine_names[] = {
 	"bakery", "central", "dqnl", "dqnl-sf", "ncosed",
@@ -987,6 +998,170 @@ static struct configfs_subsystem rdlm_subsys = {
 	},
 };
 
+/* Lockspace attributes a kernel lockspace copies from its template. */
+static void rdlm_cfg_ls_copy(struct rdlm_cfg_ls *to,
+			     const struct rdlm_cfg_ls *from)
+{
+	memcpy(to->members, from->members, sizeof(to->members));
+	to->nr_members = from->nr_members;
+	memcpy(to->engine, from->engine, sizeof(to->engine));
+	to->atomic_mode = from->atomic_mode;
+	to->table_size = from->table_size;
+	to->mailbox_slots = from->mailbox_slots;
+	to->lease_us = from->lease_us;
+	to->omega_ns = from->omega_ns;
+	to->backoff_r_us = from->backoff_r_us;
+	to->backoff_l_us = from->backoff_l_us;
+	to->kmax = from->kmax;
+	to->update_locks = from->update_locks;
+	to->nr_reqs = from->nr_reqs;
+	to->local_grants_max = from->local_grants_max;
+	to->max_locks = from->max_locks;
+	to->max_locks_per_file = from->max_locks_per_file;
+	to->max_lvbs = from->max_lvbs;
+	to->uid = from->uid;
+	to->gid = from->gid;
+	to->mode = from->mode;
+	to->recovery_grace_ms = from->recovery_grace_ms;
+}
+
+static struct rdlm_cfg_ls *rdlm_kernel_ls_by_name(const char *name)
+{
+	struct rdlm_cfg_ls *ls;
+
+	list_for_each_entry(ls, &rdlm_kernel_lss, kernel_entry)
+		if (!strcmp(config_item_name(&ls->item), name))
+			return ls;
+	return NULL;
+}
+
+/* A configfs lockspace, with a reference, or NULL. */
+static struct rdlm_cfg_ls *rdlm_cfg_ls_get(const char *name)
+{
+	struct config_item *item;
+
+	mutex_lock(&rdlm_subsys.su_mutex);
+	item = config_group_find_item(&rdlm_lockspaces_group, name);
+	mutex_unlock(&rdlm_subsys.su_mutex);
+	return item ? to_rdlm_cfg_ls(item) : NULL;
+}
+
+/**
+ * rdlm_new_lockspace() - create a lockspace for a kernel caller, or join it
+ * @name: lockspace name, 1..RDLM_LS_NAME_MAX - 1 bytes, the same on
+ *	every node (a cluster file system uses its UUID)
+ * @template: a lockspace the administrator configured in configfs
+ *	(/sys/kernel/config/rdlm/lockspaces/@template, enabled or not): its
+ *	members, engine and every other attribute are copied
+ * @flags: 0, or RDLM_NEWLS_EXCL: -EEXIST if @name exists already
+ * @lsp: out: the lockspace, with a reference as rdlm_lockspace_find()'s
+ *
+ * Each node whose caller creates @name from identical templates brings up
+ * the same lockspace: its members connect by its name, as configfs
+ * lockspaces do. A lockspace of that name that exists already on this node
+ * (a configfs one, or one created before) is returned as it is, and a
+ * kernel lockspace then counts one more creator. Kernel lockspaces do not
+ * appear in configfs; they do in debugfs, and /dev/rdlm can join them.
+ *
+ * Context: process context, sleeps.
+ * Return: 0, -EINVAL (bad name), -ENOENT (no such template), -EEXIST
+ * (with RDLM_NEWLS_EXCL), -ENOMEM, or the error that enabling it gave
+ * (-EINVAL: the template is incomplete; the kernel log says why).
+ */
+int rdlm_new_lockspace(const char *name, const char *template, u32 flags,
+		       struct rdlm_lockspace **lsp)
+{
+	struct rdlm_cfg_ls *tmpl, *ls;
+	int ret;
+
+	if (!name || !*name || strlen(name) >= RDLM_LS_NAME_MAX ||
+	    !template || (flags & ~RDLM_NEWLS_EXCL))
+		return -EINVAL;
+	mutex_lock(&rdlm_cfg_mutex);
+	ls = rdlm_kernel_ls_by_name(name);
+	if (ls || !rdlm_lockspace_find(name, lsp)) {
+		ret = -EEXIST;
+		if (flags & RDLM_NEWLS_EXCL) {
+			if (!ls)
+				rdlm_lockspace_put(*lsp);
+			goto out;
+		}
+		if (ls) {
+			ls->creators++;
+			ret = rdlm_lockspace_find(name, lsp);
+		} else {
+			ret = 0;
+		}
+		goto out;
+	}
+	mutex_unlock(&rdlm_cfg_mutex);
+
+	tmpl = rdlm_cfg_ls_get(template);
+	if (!tmpl)
+		return -ENOENT;
+	ls = kzalloc(sizeof(*ls), GFP_KERNEL);
+	if (!ls) {
+		config_item_put(&tmpl->item);
+		return -ENOMEM;
+	}
+	config_item_init_type_name(&ls->item, name, &rdlm_cfg_ls_type);
+	mutex_lock(&rdlm_cfg_mutex);
+	rdlm_cfg_ls_copy(ls, tmpl);
+	config_item_put(&tmpl->item);
+	ret = -EEXIST;		/* made by another caller meanwhile */
+	if (!rdlm_kernel_ls_by_name(name))
+		ret = rdlm_cfg_ls_enable(ls);
+	if (!ret)
+		ret = rdlm_lockspace_find(name, lsp);
+	if (ret) {
+		rdlm_cfg_ls_disable(ls);
+		mutex_unlock(&rdlm_cfg_mutex);
+		config_item_put(&ls->item);
+		return ret;
+	}
+	ls->creators = 1;
+	list_add(&ls->kernel_entry, &rdlm_kernel_lss);
+out:
+	mutex_unlock(&rdlm_cfg_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(rdlm_new_lockspace);
+
+/**
+ * rdlm_release_lockspace() - give up a lockspace of rdlm_new_lockspace()
+ * @ls: the lockspace it returned; its reference is dropped on success
+ * @force: take it down even if locks exist on this node (they are
+ *	reported lost to their holders, as when configfs disables it)
+ *
+ * The last creator's release takes the lockspace down on this node; a
+ * lockspace the administrator made in configfs is only left.
+ *
+ * Context: process context, sleeps.
+ * Return: 0, or -EBUSY (locks exist, @force not given; nothing changed).
+ */
+int rdlm_release_lockspace(struct rdlm_lockspace *ls, bool force)
+{
+	struct rdlm_cfg_ls *kls = NULL, *k;
+
+	mutex_lock(&rdlm_cfg_mutex);
+	list_for_each_entry(k, &rdlm_kernel_lss, kernel_entry)
+		if (k->lm == ls)
+			kls = k;
+	if (kls && kls->creators == 1 && !force && rdlm_lockspace_busy(ls)) {
+		mutex_unlock(&rdlm_cfg_mutex);
+		return -EBUSY;
+	}
+	rdlm_lockspace_put(ls);
+	if (kls && !--kls->creators) {
+		list_del(&kls->kernel_entry);
+		rdlm_cfg_ls_disable(kls);
+		config_item_put(&kls->item);
+	}
+	mutex_unlock(&rdlm_cfg_mutex);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rdlm_release_lockspace);
+
 /**
  * rdlm_configfs_init() - register the configfs subsystem "rdlm"
  *
@@ -1022,4 +1197,6 @@ int rdlm_configfs_init(void)
 void rdlm_configfs_exit(void)
 {
 	configfs_unregister_subsystem(&rdlm_subsys);
+	/* callers' modules hold rdlm's: they released theirs before */
+	WARN_ON_ONCE(!list_empty(&rdlm_kernel_lss));
 }

@@ -447,6 +447,12 @@ out_free:
 	return ret;
 }
 
+/* Does @ls have locks on this node (rdlm_release_lockspace())? */
+bool rdlm_lockspace_busy(struct rdlm_lockspace *ls)
+{
+	return atomic_read(&ls->nr_lkbs);
+}
+
 /**
  * rdlm_lockspace_stop() - stop a lockspace's locks (configfs disable, step 1)
  * @ls: lockspace from rdlm_lockspace_create()

@@ -128,6 +128,7 @@ struct rdlm_lockspace_cfg {
 int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 			  struct rdlm_lockspace **lsp);
 void rdlm_lockspace_stop(struct rdlm_lockspace *ls);
+bool rdlm_lockspace_busy(struct rdlm_lockspace *ls);
 void rdlm_lockspace_destroy(struct rdlm_lockspace *ls);
 int rdlm_lockspace_init(void);
 void rdlm_lockspace_exit(void);

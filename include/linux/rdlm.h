@@ -10,7 +10,7 @@
  * releases to the next grantee. Modes, request flags and status flags
  * have fs/dlm's names (RDLM_ for DLM_) and numbers. Lockspaces are created
  * by the administrator in configfs (/sys/kernel/config/rdlm/lockspaces/NAME),
- * not by callers.
+ * or by a kernel caller with rdlm_new_lockspace() from such a template.
  *
  * Context rules:
  *  - rdlm_lockspace_find(), rdlm_lock_wait() and rdlm_unlock_wait() may
@@ -85,6 +85,12 @@ struct rdlm_watch {
 	void *arg;
 };
 
+/* rdlm_new_lockspace() flags */
+#define RDLM_NEWLS_EXCL		0x1	/* -EEXIST if it exists (DLM_LSFL_NEWEXCL) */
+
+int rdlm_new_lockspace(const char *name, const char *template, u32 flags,
+		       struct rdlm_lockspace **lsp);
+int rdlm_release_lockspace(struct rdlm_lockspace *ls, bool force);
 int rdlm_lockspace_find(const char *name, struct rdlm_lockspace **lsp);
 void rdlm_lockspace_put(struct rdlm_lockspace *ls);
 void rdlm_lockspace_watch(struct rdlm_lockspace *ls, struct rdlm_watch *w,

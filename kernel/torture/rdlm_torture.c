@@ -5,10 +5,12 @@
  * uses nothing but <linux/rdlm.h>.
  *
  * Loading the module starts @nthreads kernel threads on the lockspace
- * @lockspace. Each repeats, for @duration_s seconds or @nops times: pick one
- * of @nlocks resource names (@prefix0, @prefix1, ...) and a mode (PR with
- * probability @shared_pct %, PW with @pw_pct %, CR with @cr_pct %, CW with
- * @cw_pct %, EX otherwise), lock it either
+ * @lockspace (created with rdlm_new_lockspace() from the configfs lockspace
+ * @template if that is set, released at unload; with @gate the threads wait
+ * for a write to debugfs "go"). Each repeats, for @duration_s seconds or
+ * @nops times: pick one of @nlocks resource names (@prefix0, @prefix1, ...)
+ * and a mode (PR with probability @shared_pct %, PW with @pw_pct %, CR with
+ * @cr_pct %, CW with @cw_pct %, EX otherwise), lock it either
  * through the synchronous wrappers or through rdlm_lock()/rdlm_unlock() with
  * its own completion and blocking callbacks (@async_pct %), sometimes with
  * NOQUEUE (@noqueue_pct %), sometimes cancelling the request at once
@@ -57,6 +59,14 @@
 static char *lockspace = "lk-bakery";
 module_param(lockspace, charp, 0444);
 MODULE_PARM_DESC(lockspace, "Lockspace to torture (configured and enabled)");
+
+static bool gate;
+module_param(gate, bool, 0444);
+MODULE_PARM_DESC(gate, "Threads wait for a write to debugfs \"go\" (every node's lockspace up)");
+
+static char *template;
+module_param(template, charp, 0444);
+MODULE_PARM_DESC(template, "Create the lockspace from this configfs one (rdlm_new_lockspace())");
 
 static char *prefix = "torture-";
 module_param(prefix, charp, 0444);
@@ -225,6 +235,7 @@ struct torture_thread {
 };
 
 static struct rdlm_lockspace *torture_ls;
+static DECLARE_COMPLETION(torture_go);
 static struct torture_name *torture_names;
 static struct torture_thread *torture_threads;
 static atomic_long_t torture_stats[TS_NR];
@@ -584,9 +595,13 @@ static void torture_summary(const char *when)
 static int torture_thread_fn(void *arg)
 {
 	struct torture_thread *t = arg;
-	unsigned long end = jiffies + (unsigned long)duration_s * HZ;
+	unsigned long end;
 	int i;
 
+	/* interruptible: not a hung task however long the gate stays shut */
+	while (gate && wait_for_completion_interruptible(&torture_go))
+		;
+	end = jiffies + (unsigned long)duration_s * HZ;
 	for (i = 0; !kthread_should_stop(); i++) {
 		if (nops ? i >= nops : time_after(jiffies, end))
 			break;
@@ -703,6 +718,18 @@ static int torture_counters_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(torture_counters);
 
+static ssize_t torture_go_write(struct file *file, const char __user *buf,
+				size_t len, loff_t *ppos)
+{
+	complete_all(&torture_go);
+	return len;
+}
+
+static const struct file_operations torture_go_fops = {
+	.owner = THIS_MODULE,
+	.write = torture_go_write,
+};
+
 static bool torture_pct_ok(const char *what, int pct)
 {
 	if (pct >= 0 && pct <= 100)
@@ -752,6 +779,7 @@ static void torture_stop_threads(int started)
 {
 	int i;
 
+	complete_all(&torture_go);	/* gated threads see the stop */
 	for (i = 0; i < started; i++)
 		kthread_stop(torture_threads[i].task);
 }
@@ -761,7 +789,15 @@ static void torture_free(void)
 	vfree(torture_samples);
 	kfree(torture_threads);
 	kfree(torture_names);
-	rdlm_lockspace_put(torture_ls);
+	if (!template) {
+		rdlm_lockspace_put(torture_ls);
+		return;
+	}
+	/* a lock left by another user of the lockspace: say so, then go */
+	if (rdlm_release_lockspace(torture_ls, false) == -EBUSY) {
+		pr_info("%s: busy, released by force\n", lockspace);
+		rdlm_release_lockspace(torture_ls, true);
+	}
 }
 
 static int __init torture_init(void)
@@ -772,7 +808,10 @@ static int __init torture_init(void)
 	ret = torture_check_params();
 	if (ret)
 		return ret;
-	ret = rdlm_lockspace_find(lockspace, &torture_ls);
+	if (template)
+		ret = rdlm_new_lockspace(lockspace, template, 0, &torture_ls);
+	else
+		ret = rdlm_lockspace_find(lockspace, &torture_ls);
 	if (ret) {
 		pr_err("lockspace %s: %d\n", lockspace, ret);
 		return ret;
@@ -806,6 +845,7 @@ static int __init torture_init(void)
 			    &torture_stats_fops);
 	debugfs_create_file("counters", 0400, torture_dir, NULL,
 			    &torture_counters_fops);
+	debugfs_create_file("go", 0200, torture_dir, NULL, &torture_go_fops);
 	INIT_DELAYED_WORK(&torture_stat_work, torture_stat_fn);
 	if (stat_interval)
 		schedule_delayed_work(&torture_stat_work, stat_interval * HZ);

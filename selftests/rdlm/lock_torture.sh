@@ -9,6 +9,12 @@
 # that went back; then every name's LVB counter must equal exactly the
 # number of EX increments all nodes made on it.
 #
+# Last, the same on a lockspace the module creates itself on every node
+# (rdlm_new_lockspace() from lk-central as the template, gated until all
+# nodes have it): it is not in configfs, /dev/rdlm can join it, and a
+# lock a program still holds there when the module goes makes its release
+# -EBUSY, then forced (the program's lock is reported lost).
+#
 # TORTURE_SECS (default 4) sets how long each lockspace is tortured,
 # TORTURE_LS the lockspaces (default: every lk-*), TORTURE_ARGS more module
 # parameters (e.g. "convert_pct=0 cancel_pct=0" to narrow a failure down).
@@ -40,12 +46,19 @@ long_leases $lockspaces
 # stat FILE KEY: the value of KEY in a "key value" stats file
 stat() { sed -n "s/^$2 //p" "$1"; }
 
-for ls in $lockspaces; do
-	st "wait $ls 90"
-	barrier "$ls-ready"
+# round LS [INSMOD ARGS]: torture LS on every node, check, unload
+round()
+{
+	local ls=$1 res i n sum f
+
+	shift
 	insmod "$TORTURE_KO" lockspace="$ls" prefix="t-$ls-" nlocks=$NAMES \
-		nthreads=2 duration_s="$SECS" ${TORTURE_ARGS:-} ||
+		nthreads=2 duration_s="$SECS" "$@" ${TORTURE_ARGS:-} ||
 		fail "$ls: insmod rdlm_torture: $(dmesg | grep rdlm_torture | tail -n 2)"
+	if [ -n "${GATED:-}" ]; then
+		$GATED
+		echo 1 >$TD/go || fail "$ls: go"
+	fi
 	for ((i = 0; i < (SECS + 60) * 10; i++)); do
 		grep -q '^state done' $TD/stats && break
 		sleep 0.1
@@ -86,8 +99,46 @@ for ls in $lockspaces; do
 		echo "$ls: LVB counters ${counters[*]:1} equal the increments of $NODES nodes"
 	fi
 	barrier "$ls-checked"
+	[ -z "${BEFORE_RMMOD:-}" ] || $BEFORE_RMMOD
 	rmmod rdlm_torture || fail "$ls: rmmod rdlm_torture"
+}
+
+for ls in $lockspaces; do
+	st "wait $ls 90"
+	barrier "$ls-ready"
+	round "$ls"
 done
+
+# the module's own lockspace: every node has it before any thread starts
+KLS=kls-torture
+kls_up()
+{
+	[ ! -e "$CFS/lockspaces/$KLS" ] || fail "$KLS is in configfs"
+	grep -q "^$KLS " $DBG/lockspaces || fail "$KLS is not in debugfs"
+	st "wait $KLS 90"
+	barrier "$KLS-up"
+}
+# node 1: a program holds a lock there when the module goes
+kls_busy()
+{
+	if [ "$ME" = 1 ]; then
+		rm -f "$TMP_HELD"
+		./lock_helper lvb_hold $KLS kls-held "$TMP_HELD" &
+		KHOLDER=$!
+		wait_file "$TMP_HELD"
+	fi
+	barrier "$KLS-held"	# its home may be any node
+}
+TMP_HELD=$RDLM_OUT/kls-held.$ME
+GATED=kls_up BEFORE_RMMOD=kls_busy round $KLS template=lk-central gate=1
+if [ "$ME" = 1 ]; then
+	dmesg | grep -q "rdlm_torture: $KLS: busy, released by force" ||
+		fail "$KLS: the release was not refused while a lock was held"
+	kill -9 "$KHOLDER"
+	{ wait "$KHOLDER"; } 2>/dev/null
+	echo "$KLS: release refused (-EBUSY) while a program held a lock, then forced"
+fi
+! grep -q "^$KLS " $DBG/lockspaces || fail "$KLS still up after rmmod"
 barrier done
 "$CONFIGURE" down || fail "unconfigure"
 rdlm_unload
