@@ -490,6 +490,16 @@ static struct rdlm_ulock *rdlm_ulock_get(struct rdlm_file *rf, u32 id)
 	return ul;
 }
 
+/* A program's LVB: the lockspace's lvb_len bytes of it, the rest zero. */
+static void rdlm_dev_lvb_in(struct rdlm_file *rf, struct rdlm_ulock *ul,
+			    const u8 *lvb)
+{
+	u32 len = rdlm_lockspace_lvb_len(rf->ls);
+
+	memcpy(ul->lvb, lvb, len);
+	memset(ul->lvb + len, 0, RDLM_LVB_MAX - len);
+}
+
 /*
  * Start the unlock of a granted lock. On success the request holds a
  * reference and, with @sync, the caller must wait for @done.
@@ -514,7 +524,7 @@ static int rdlm_ulock_start_unlock(struct rdlm_file *rf, struct rdlm_ulock *ul,
 		return -EBUSY;
 	}
 	if (lvb && (flags & RDLM_LKF_VALBLK))
-		memcpy(ul->lvb, lvb, RDLM_LVB_MAX);
+		rdlm_dev_lvb_in(rf, ul, lvb);
 	ul->state = RDLM_LKS_UNLOCKING;
 	ul->req_flags = flags;
 	ul->sync = sync;
@@ -829,7 +839,7 @@ static int rdlm_dev_convert(struct rdlm_file *rf, struct rdlm_lock_req *req,
 		return ret;
 	}
 	if (kflags & RDLM_LKF_VALBLK)
-		memcpy(ul->lvb, req->lvb, RDLM_LVB_MAX);
+		rdlm_dev_lvb_in(rf, ul, req->lvb);
 	old_flags = ul->req_flags;
 	ul->state = RDLM_LKS_CONVERTING;
 	ul->req_mode = req->mode;

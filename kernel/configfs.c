@@ -22,6 +22,8 @@
  *		max_locks_per_file	locks and unread events of one
  *				/dev/rdlm file (default 4096)
  *		max_lvbs	LVBs kept as a home (default 65536)
+ *		lvb_len		bytes of a lock value block: 16, 32 (default),
+ *				48 or 64
  *		uid, gid, mode	who may join through /dev/rdlm (default
  *				root:root 0600)
  *		recovery_grace_ms	wait after a member departed before
@@ -93,6 +95,7 @@ struct rdlm_cfg_ls {
 	u32 max_locks;
 	u32 max_locks_per_file;
 	u32 max_lvbs;
+	u32 lvb_len;
 	u32 uid;
 	u32 gid;
 	u32 mode;
@@ -474,6 +477,7 @@ RDLM_LS_U32_ATTR(local_grants_max, 0, 1U << 20)
 RDLM_LS_U32_ATTR(max_locks, 1, 1U << 24)
 RDLM_LS_U32_ATTR(max_locks_per_file, 1, 1U << 24)
 RDLM_LS_U32_ATTR(max_lvbs, 1, 1U << 24)
+RDLM_LS_U32_ATTR(lvb_len, 16, RDLM_LVB_MAX)
 RDLM_LS_U32_ATTR(recovery_grace_ms, 0, 3600000)
 RDLM_LS_U32_ATTR(uid, 0, U32_MAX - 1)
 RDLM_LS_U32_ATTR(gid, 0, U32_MAX - 1)
@@ -490,6 +494,7 @@ CONFIGFS_ATTR(rdlm_cfg_ls_, local_grants_max);
 CONFIGFS_ATTR(rdlm_cfg_ls_, max_locks);
 CONFIGFS_ATTR(rdlm_cfg_ls_, max_locks_per_file);
 CONFIGFS_ATTR(rdlm_cfg_ls_, max_lvbs);
+CONFIGFS_ATTR(rdlm_cfg_ls_, lvb_len);
 CONFIGFS_ATTR(rdlm_cfg_ls_, recovery_grace_ms);
 CONFIGFS_ATTR(rdlm_cfg_ls_, uid);
 CONFIGFS_ATTR(rdlm_cfg_ls_, gid);
@@ -680,6 +685,7 @@ static int rdlm_cfg_ls_enable_lm(struct rdlm_cfg_ls *ls, u32 local)
 	lc->max_locks = ls->max_locks;
 	lc->max_locks_per_file = ls->max_locks_per_file;
 	lc->max_lvbs = ls->max_lvbs;
+	lc->lvb_len = ls->lvb_len;
 	lc->recovery_grace_ms = ls->recovery_grace_ms;
 	lc->uid = make_kuid(&init_user_ns, ls->uid);
 	lc->gid = make_kgid(&init_user_ns, ls->gid);
@@ -701,6 +707,8 @@ static int rdlm_cfg_ls_enable_lm(struct rdlm_cfg_ls *ls, u32 local)
 	ret = -EINVAL;
 	if (!lc->ops)
 		cfg_reject(&ls->item, "engine %s is not built in", ls->engine);
+	else if (ls->lvb_len % RDLM_LVB_CHUNK)
+		cfg_reject(&ls->item, "lvb_len %u: 16, 32, 48 or 64", ls->lvb_len);
 	else if (!p->nr_reqs)
 		cfg_reject(&ls->item, "mailbox_slots below %u x the member count",
 			   lc->ops->mbox_kinds);
@@ -905,6 +913,7 @@ static struct configfs_attribute *rdlm_cfg_ls_attrs[] = {
 	&rdlm_cfg_ls_attr_max_locks,
 	&rdlm_cfg_ls_attr_max_locks_per_file,
 	&rdlm_cfg_ls_attr_max_lvbs,
+	&rdlm_cfg_ls_attr_lvb_len,
 	&rdlm_cfg_ls_attr_recovery_grace_ms,
 	&rdlm_cfg_ls_attr_uid,
 	&rdlm_cfg_ls_attr_gid,
@@ -957,6 +966,7 @@ static struct config_item *rdlm_lockspaces_make_item(struct config_group *group,
 	ls->max_locks = 65536;
 	ls->max_locks_per_file = 4096;
 	ls->max_lvbs = 65536;
+	ls->lvb_len = 32;
 	ls->recovery_grace_ms = 5000;
 	ls->mode = 0600;
 	config_item_init_type_name(&ls->item, name, &rdlm_cfg_ls_type);
@@ -1019,6 +1029,7 @@ static void rdlm_cfg_ls_copy(struct rdlm_cfg_ls *to,
 	to->max_locks = from->max_locks;
 	to->max_locks_per_file = from->max_locks_per_file;
 	to->max_lvbs = from->max_lvbs;
+	to->lvb_len = from->lvb_len;
 	to->uid = from->uid;
 	to->gid = from->gid;
 	to->mode = from->mode;

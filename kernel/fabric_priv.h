@@ -99,7 +99,7 @@ struct rdlm_wire_engine {
 	u8 flags;
 	__le32 src;
 	__le32 slot;
-	__le32 pad;
+	__le32 part;
 	__le64 reqid;
 	__le64 token;
 	__le64 arg;

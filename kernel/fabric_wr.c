@@ -420,6 +420,7 @@ int rdlm_conn_post(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 		msg->flags = v->msg.flags;
 		msg->src = cpu_to_le32(v->msg.src);
 		msg->slot = cpu_to_le32(v->msg.slot);
+		msg->part = cpu_to_le32(v->msg.part);
 		msg->reqid = cpu_to_le64(v->msg.reqid);
 		msg->token = cpu_to_le64(v->msg.token);
 		msg->arg = cpu_to_le64(v->msg.arg);
@@ -695,6 +696,7 @@ static void rdlm_rx_engine(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 	rx.msg.flags = msg->flags;
 	rx.msg.src = le32_to_cpu(msg->src);
 	rx.msg.slot = le32_to_cpu(msg->slot);
+	rx.msg.part = le32_to_cpu(msg->part);
 	rx.msg.reqid = le64_to_cpu(msg->reqid);
 	rx.msg.token = le64_to_cpu(msg->token);
 	rx.msg.arg = le64_to_cpu(msg->arg);

@@ -101,7 +101,7 @@ static void rdlm_wake_now(struct rdlm_lkb *lkb, int status, u32 sbflags,
 	struct rdlm_lksb *lksb = lkb->lksb;
 
 	if (lvb && lksb->lvb)
-		memcpy(lksb->lvb, lkb->lvb_snap, RDLM_LVB_MAX);
+		memcpy(lksb->lvb, lkb->lvb_snap, lkb->ls->lvb_len);
 	lksb->flags = sbflags;
 	lksb->status = status;
 	lkb->ls->st.asts_direct++;
@@ -250,7 +250,8 @@ void rdlm_ls_cb_work(struct work_struct *work)
 			struct rdlm_lksb *lksb = asts[i].lksb;
 
 			if (asts[i].lvb && lksb->lvb)
-				memcpy(lksb->lvb, lkb->lvb_snap, RDLM_LVB_MAX);
+				memcpy(lksb->lvb, lkb->lvb_snap,
+				       ls->lvb_len);
 			lksb->flags = asts[i].sbflags;
 			lksb->status = asts[i].status;
 			if (asts[i].ast)

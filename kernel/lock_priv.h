@@ -66,7 +66,7 @@ struct rdlm_slot {
 	struct rdlm_req *retiring;	/* a released one still in the engine */
 	/* the LVB read sent behind the acquisition's first verb (lvb.c) */
 	u8 peek;			/* enum rdlm_peek_state */
-	bool peek_first_half;
+	u8 peek_got;			/* chunks of its answer so far */
 	bool peek_invalid;
 	u8 answers;			/* engine completions of @req so far */
 	bool grant_first;		/* granted by the first of them */
@@ -125,7 +125,7 @@ struct rdlm_lkb {
 	s8 prev_grmode;		/* granted mode before the waiting request */
 	u32 put_seq;		/* &rdlm_slot.puts_sent of its write */
 	struct list_head put_entry;	/* &rdlm_slot.put_waiters */
-	bool lvb_got_first;	/* first half of the LVB arrived */
+	u8 lvb_got;		/* chunks of the LVB arrived */
 	bool lvb_on_peek;	/* ... waits for its word's peek instead */
 	bool bast_sent;		/* coalescing: cleared on convert */
 	bool lost;
@@ -180,6 +180,7 @@ struct rdlm_lockspace {
 	u32 max_locks;
 	u32 max_locks_per_file;
 	u32 max_lvbs;
+	u32 lvb_len;			/* bytes of its LVBs */
 	kuid_t uid;
 	kgid_t gid;
 	umode_t mode;
@@ -252,21 +253,26 @@ struct rdlm_lockspace {
 
 /* Lock manager messages (SEND, struct rdlm_msg.type), next to the engines'. */
 #define RDLM_LM_MSG_FIRST	0x100
-#define RDLM_LM_LVB_PUT0	0x100	/* holder -> home: LVB bytes 0-15 */
-#define RDLM_LM_LVB_PUT1	0x101	/* bytes 16-31, then home acks */
+/*
+ * An LVB travels in chunks of RDLM_LVB_CHUNK bytes, lvb_len / CHUNK
+ * messages on one connection: type X0 with the chunk's index in part, then
+ * the last chunk as type X1 (with the flags).
+ */
+#define RDLM_LM_LVB_PUT0	0x100	/* holder -> home: LVB chunk */
+#define RDLM_LM_LVB_PUT1	0x101	/* the last chunk, then home acks */
 /* ACK's arg echoes the write's sequence number: PUT's mode, DONE's arg */
 #define RDLM_LM_LVB_ACK		0x102	/* home -> holder: stored */
 #define RDLM_LM_LVB_GET		0x103	/* grantee -> home: send the LVB */
-#define RDLM_LM_LVB_VAL0	0x104	/* home -> grantee: bytes 0-15 */
-#define RDLM_LM_LVB_VAL1	0x105	/* bytes 16-31 */
+#define RDLM_LM_LVB_VAL0	0x104	/* home -> grantee: chunk */
+#define RDLM_LM_LVB_VAL1	0x105	/* the last chunk */
 #define RDLM_LM_LVB_HOLD	0x106	/* grantee -> home: PW/EX, LVB cached */
 #define RDLM_LM_LVB_DONE	0x107	/* holder -> home: not written back */
 /* re-homing barrier: reqid is the map of homes, arg the asker's epoch */
 #define RDLM_LM_RH_ASK		0x108	/* done with this map? */
 #define RDLM_LM_RH_DONE		0x109	/* yes: holds of moved names reclaimed */
 #define RDLM_LM_RH_LOST		0x10a	/* reqid map, arg the homes that left it */
-#define RDLM_LM_LVB_MOVE0	0x10b	/* old home -> new home: bytes 0-15 */
-#define RDLM_LM_LVB_MOVE1	0x10c	/* bytes 16-31; flags: invalid */
+#define RDLM_LM_LVB_MOVE0	0x10b	/* old home -> new home: chunk */
+#define RDLM_LM_LVB_MOVE1	0x10c	/* the last chunk; flags: invalid */
 #define RDLM_LM_F_INVALID	0x01	/* the LVB is not valid */
 #define RDLM_LM_F_WRITER	0x02	/* GET: the grantee holds PW/EX */
 #define RDLM_LM_F_REFUSED	0x04	/* ACK: the write was not stored */

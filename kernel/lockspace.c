@@ -360,6 +360,7 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 	ls->max_locks = cfg->max_locks;
 	ls->max_locks_per_file = cfg->max_locks_per_file;
 	ls->max_lvbs = cfg->max_lvbs;
+	ls->lvb_len = cfg->lvb_len;
 	ls->uid = cfg->uid;
 	ls->gid = cfg->gid;
 	ls->mode = cfg->mode;
@@ -446,6 +447,22 @@ out_free:
 	kfree(ls);
 	return ret;
 }
+
+/**
+ * rdlm_lockspace_lvb_len() - bytes of a lockspace's lock value blocks
+ * @ls: lockspace
+ *
+ * Callers pass LVB buffers of this size (configfs lvb_len: 16, 32, 48 or
+ * 64 bytes, the same on every node; fs/dlm's lvblen).
+ *
+ * Context: any.
+ * Return: the length in bytes.
+ */
+u32 rdlm_lockspace_lvb_len(struct rdlm_lockspace *ls)
+{
+	return ls->lvb_len;
+}
+EXPORT_SYMBOL_GPL(rdlm_lockspace_lvb_len);
 
 /* Does @ls have locks on this node (rdlm_release_lockspace())? */
 bool rdlm_lockspace_busy(struct rdlm_lockspace *ls)

@@ -53,11 +53,12 @@ struct rdlm_home_lvb {
 
 #define RDLM_LVB_FENCED	U32_MAX
 
-/* First half of an LVB write, until the second half comes. */
+/* The chunks of an LVB from one sender before its last one, in order. */
 struct rdlm_lvb_stage {
 	u64 key;
 	bool valid;
-	u8 data[RDLM_LVB_MAX / 2];
+	u8 next;	/* index of the chunk expected next */
+	u8 data[RDLM_LVB_MAX];
 };
 
 /**
@@ -95,7 +96,7 @@ void rdlm_lvb_fini(struct rdlm_lockspace *ls)
 
 static void rdlm_lm_send(struct rdlm_lockspace *ls, u32 node, u16 type,
 			 u32 slot, u8 flags, u8 seq, u64 reqid, const u8 *data,
-			 u64 arg, u64 cookie)
+			 u32 chunk, u64 arg, u64 cookie)
 {
 	struct rdlm_verb v = {
 		.kind = RDLM_VERB_SEND,
@@ -111,6 +112,7 @@ static void rdlm_lm_send(struct rdlm_lockspace *ls, u32 node, u16 type,
 	v.msg.slot = slot;
 	v.msg.reqid = reqid;
 	v.msg.arg = arg;
+	v.msg.part = chunk;
 	if (data) {
 		memcpy(&v.msg.token, data, 8);
 		memcpy(&v.msg.arg, data + 8, 8);
@@ -127,25 +129,29 @@ static void rdlm_lm_send(struct rdlm_lockspace *ls, u32 node, u16 type,
 }
 
 /**
- * rdlm_lm_send_lvb() - send a lock value block in two messages
+ * rdlm_lm_send_lvb() - send a lock value block, one message per chunk
  * @ls: lockspace (locked)
  * @node: engine index of the receiver
- * @type: RDLM_LM_LVB_PUT0 or RDLM_LM_LVB_VAL0 (the second is type + 1)
+ * @type: RDLM_LM_LVB_PUT0, _VAL0 or _MOVE0 (the last chunk's is type + 1)
  * @slot: lock word slot
- * @flags: RDLM_LM_F_* of the second message
+ * @flags: RDLM_LM_F_* of the last message
  * @seq: PUT: the write's sequence number on its slot, echoed in the ack
  * @reqid: resource key (PUT) or lock id (VAL)
- * @lvb: RDLM_LVB_MAX bytes
- * @cookie: handed back if the second message fails
+ * @lvb: the lockspace's lvb_len bytes
+ * @cookie: handed back if the last message fails
  *
- * Both go on one connection, so the receiver sees them in order.
+ * All go on one connection, so the receiver sees them in order.
  */
 void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
 		      u8 flags, u8 seq, u64 reqid, const u8 *lvb, u64 cookie)
 {
-	rdlm_lm_send(ls, node, type, slot, 0, seq, reqid, lvb, 0, 0);
-	rdlm_lm_send(ls, node, type + 1, slot, flags, seq, reqid, lvb + 16, 0,
-		     cookie);
+	u32 i, last = ls->lvb_len / RDLM_LVB_CHUNK - 1;
+
+	for (i = 0; i < last; i++)
+		rdlm_lm_send(ls, node, type, slot, 0, seq, reqid,
+			     lvb + i * RDLM_LVB_CHUNK, i, 0, 0);
+	rdlm_lm_send(ls, node, type + 1, slot, flags, seq, reqid,
+		     lvb + last * RDLM_LVB_CHUNK, last, 0, cookie);
 }
 
 /**
@@ -162,19 +168,54 @@ void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
 void rdlm_lm_send_msg(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
 		      u8 flags, u64 reqid, u64 arg, u64 cookie)
 {
-	rdlm_lm_send(ls, node, type, slot, flags, 0, reqid, NULL, arg, cookie);
+	rdlm_lm_send(ls, node, type, slot, flags, 0, reqid, NULL, 0, arg,
+		     cookie);
 }
 
 /* ---- home side --------------------------------------------------------- */
 
-/* The first half of an LVB from a sender, until its second half comes. */
-static void rdlm_lvb_stage_first(struct rdlm_lvb_stage *st,
+static void rdlm_lvb_chunk_copy(u8 *to, const struct rdlm_msg *m)
+{
+	memcpy(to, &m->token, 8);
+	memcpy(to + 8, &m->arg, 8);
+}
+
+/* A chunk before the last of an LVB from a sender: staged, in order. */
+static void rdlm_lvb_stage_chunk(struct rdlm_lvb_stage *st,
 				 const struct rdlm_msg *m)
 {
-	st->key = m->reqid;
-	st->valid = true;
-	memcpy(st->data, &m->token, 8);
-	memcpy(st->data + 8, &m->arg, 8);
+	if (!m->part) {
+		st->key = m->reqid;
+		st->valid = true;
+		st->next = 0;
+	}
+	if (!st->valid || st->key != m->reqid || m->part != st->next ||
+	    m->part >= RDLM_LVB_MAX / RDLM_LVB_CHUNK - 1) {
+		st->valid = false;
+		return;
+	}
+	rdlm_lvb_chunk_copy(st->data + m->part * RDLM_LVB_CHUNK, m);
+	st->next++;
+}
+
+/*
+ * The last chunk @m of an LVB: true, and the whole LVB in @to, if every
+ * chunk before it was staged; false if one was lost. The stage is spent.
+ */
+static bool rdlm_lvb_stage_last(struct rdlm_lockspace *ls,
+				struct rdlm_lvb_stage *st,
+				const struct rdlm_msg *m, u8 *to)
+{
+	u32 last = ls->lvb_len / RDLM_LVB_CHUNK - 1;
+	bool whole = !last || (st->valid && st->key == m->reqid &&
+			       st->next == last && m->part == last);
+
+	st->valid = false;
+	if (!whole)
+		return false;
+	memcpy(to, st->data, last * RDLM_LVB_CHUNK);
+	rdlm_lvb_chunk_copy(to + last * RDLM_LVB_CHUNK, m);
+	return true;
 }
 
 static void rdlm_home_lvb_free(struct rdlm_lockspace *ls,
@@ -367,23 +408,23 @@ static void rdlm_home_lvb_moved(struct rdlm_lockspace *ls,
 	struct rdlm_lvb_stage *st = &ls->stage[rx->src];
 	struct rdlm_home_lvb *lvb;
 
+	u8 data[RDLM_LVB_MAX];
+
 	if (m->type == RDLM_LM_LVB_MOVE0) {
-		rdlm_lvb_stage_first(st, m);
+		rdlm_lvb_stage_chunk(st, m);
 		return;
 	}
 	/* one a holder told us of (reclaimed) is as new or newer */
-	if (st->valid && st->key == m->reqid && rdlm_home_here(ls, m->reqid) &&
+	if (rdlm_lvb_stage_last(ls, st, m, data) &&
+	    rdlm_home_here(ls, m->reqid) &&
 	    !xa_load(&ls->lvbs, (unsigned long)m->reqid)) {
 		lvb = rdlm_home_lvb_get(ls, m->reqid, m->slot);
 		if (lvb) {
-			memcpy(lvb->data, st->data, 16);
-			memcpy(lvb->data + 16, &m->token, 8);
-			memcpy(lvb->data + 24, &m->arg, 8);
+			memcpy(lvb->data, data, ls->lvb_len);
 			lvb->invalid = m->flags & RDLM_LM_F_INVALID;
 			lvb->stored = true;
 		}
 	}
-	st->valid = false;
 }
 
 /* Home side: store an LVB written by a releasing holder, then ack. */
@@ -395,29 +436,30 @@ static void rdlm_home_lvb_put(struct rdlm_lockspace *ls,
 	struct rdlm_home_lvb *lvb;
 	bool ours, stored = false;
 
+	u8 data[RDLM_LVB_MAX];
+	bool whole;
+
 	if (m->type == RDLM_LM_LVB_PUT0) {
-		rdlm_lvb_stage_first(st, m);
+		rdlm_lvb_stage_chunk(st, m);
 		return;
 	}
+	whole = rdlm_lvb_stage_last(ls, st, m, data);
 	/* a name homed elsewhere now (the writer has not moved yet) */
 	lvb = rdlm_home_here(ls, m->reqid) ?
 	      rdlm_home_lvb_get(ls, m->reqid, m->slot) : NULL;
 	/* not from a writer whose lock was broken: that write is not taken */
 	ours = lvb && (!lvb->writer || lvb->writer == rx->src + 1);
-	if (ours && (!st->valid || st->key != m->reqid)) {
-		/* the first half was lost: what was written is unknown */
+	if (ours && !whole) {
+		/* a chunk was lost: what was written is unknown */
 		lvb->invalid = true;
 		lvb->writer = 0;
 	} else if (ours) {
-		memcpy(lvb->data, st->data, 16);
-		memcpy(lvb->data + 16, &m->token, 8);
-		memcpy(lvb->data + 24, &m->arg, 8);
+		memcpy(lvb->data, data, ls->lvb_len);
 		lvb->invalid = m->flags & RDLM_LM_F_INVALID;
 		lvb->stored = true;
 		lvb->writer = 0;
 		stored = true;
 	}
-	st->valid = false;
 	/*
 	 * Acked even without memory, so that the holder does not wait, but
 	 * a write not stored is refused: its writer must not report success.
@@ -623,7 +665,7 @@ void rdlm_lvb_get(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 
 	lkb->lvb_wait = true;
 	lkb->lvb_on_peek = false;
-	lkb->lvb_got_first = false;
+	lkb->lvb_got = 0;
 	if (timeout_at) {
 		lkb->timeout_at = timeout_at;
 		mod_timer(&lkb->timeout, timeout_at);
@@ -671,7 +713,7 @@ void rdlm_lvb_peek(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 			continue;
 		s->peek = RDLM_PEEK_SENT;
 		s->peek_res = res;
-		s->peek_first_half = false;
+		s->peek_got = 0;
 		/* a word's state may go and come back: number peeks per lockspace */
 		s->peek_seq = ++ls->peek_seq & (RDLM_LM_PEEK_ID - 1);
 		rdlm_lm_send_msg(ls, s->home, RDLM_LM_LVB_GET, s->slot,
@@ -771,24 +813,24 @@ bool rdlm_lvb_peek_take(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 }
 
 /*
- * Copy a half of the home's answer (VAL0: bytes 0-15, VAL1: 16-31) into
- * @lvb. Return: true when the second half completed it.
+ * Copy a chunk of the home's answer into @lvb; @got counts the chunks in
+ * order. Return: true when the last one completed it.
  */
-static bool rdlm_lvb_half(const struct rdlm_msg *m, u8 *lvb, bool *got_first)
+static bool rdlm_lvb_chunk(struct rdlm_lockspace *ls,
+			   const struct rdlm_msg *m, u8 *lvb, u8 *got)
 {
-	u8 *dst;
+	u32 last = ls->lvb_len / RDLM_LVB_CHUNK - 1;
+	bool final = m->type == RDLM_LM_LVB_VAL1;
+	bool is_last = m->part == last;
 
-	if (m->type == RDLM_LM_LVB_VAL0) {
-		*got_first = true;
-		dst = lvb;
-	} else if (*got_first) {
-		dst = lvb + 16;
-	} else {
+	if (!final && !m->part)
+		*got = 0;
+	/* in order, and only the last chunk is VAL1 */
+	if (m->part != *got || m->part > last || final != is_last)
 		return false;
-	}
-	memcpy(dst, &m->token, 8);
-	memcpy(dst + 8, &m->arg, 8);
-	return m->type == RDLM_LM_LVB_VAL1;
+	rdlm_lvb_chunk_copy(lvb + m->part * RDLM_LVB_CHUNK, m);
+	(*got)++;
+	return final;
 }
 
 /* A half of a peek's answer arrived. */
@@ -802,7 +844,7 @@ static void rdlm_lvb_peek_answer(struct rdlm_lockspace *ls,
 
 	if (!s || s->peek != RDLM_PEEK_SENT ||
 	    m->reqid != (RDLM_LM_PEEK_ID | s->peek_seq) ||
-	    !rdlm_lvb_half(m, s->peek_lvb, &s->peek_first_half))
+	    !rdlm_lvb_chunk(ls, m, s->peek_lvb, &s->peek_got))
 		return;
 	if (m->flags & RDLM_LM_F_BUSY) {
 		rdlm_lvb_peek_drop(ls, s);
@@ -862,7 +904,7 @@ void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 		if (!lkb || !lkb->lvb_wait || lkb->state == RDLM_LKB_DEAD)
 			break;
 		res = lkb->res;
-		if (rdlm_lvb_half(m, res->lvb, &lkb->lvb_got_first)) {
+		if (rdlm_lvb_chunk(ls, m, res->lvb, &lkb->lvb_got)) {
 			res->lvb_invalid = m->flags & RDLM_LM_F_INVALID;
 			res->lvb_cached = res->slot->state == RDLM_SLOT_OWNED &&
 					  !res->slot->lost;
@@ -946,7 +988,7 @@ int rdlm_lvb_put(struct rdlm_lockspace *ls, struct rdlm_res *res,
 		return 0;
 	}
 	if (lvb && lvb != res->lvb)
-		memcpy(res->lvb, lvb, RDLM_LVB_MAX);
+		memcpy(res->lvb, lvb, ls->lvb_len);
 	res->lvb_invalid = invalid;
 	res->lvb_cached = true;
 	s->lvb_puts++;

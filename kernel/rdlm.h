@@ -18,6 +18,7 @@ extern struct dentry *rdlm_debugfs_root;
 
 #define RDLM_MAX_NODEID		1024	/* node ids are 1..RDLM_MAX_NODEID */
 #define RDLM_MAX_MEMBERS	64	/* members of one lockspace */
+#define RDLM_LVB_CHUNK		16	/* LVB bytes one message carries */
 #define RDLM_MAX_SLOTS		BIT(20)		/* lock words per table */
 #define RDLM_MAX_MBOX		4096	/* mailbox slots per lockspace */
 #define RDLM_MAX_LOCKSPACES	64	/* enabled at the same time */
@@ -101,6 +102,7 @@ struct rdlm_lockspace_stats {
  *	events not read yet
  * @max_lvbs: LVBs this node keeps as a home; the least recently used one
  *	goes beyond that, and reads of its slot's names see it invalid
+ * @lvb_len: bytes of a lock value block, a multiple of RDLM_LVB_CHUNK
  * @uid: owner of the lockspace for /dev/rdlm users
  * @gid: group
  * @mode: permission bits (rw for owner, group, others) to join
@@ -119,6 +121,7 @@ struct rdlm_lockspace_cfg {
 	u32 max_locks;
 	u32 max_locks_per_file;
 	u32 max_lvbs;
+	u32 lvb_len;
 	kuid_t uid;
 	kgid_t gid;
 	umode_t mode;

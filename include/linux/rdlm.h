@@ -6,8 +6,8 @@
  * name, a lock on a resource name is requested asynchronously with a
  * status block (struct rdlm_lksb) and a completion callback (ast), holders
  * are told by a blocking callback (bast) that someone waits for a mode
- * their lock blocks, and a 32-byte lock value block travels with EX/PW
- * releases to the next grantee. Modes, request flags and status flags
+ * their lock blocks, and a lock value block (16-64 bytes, per lockspace)
+ * travels with EX/PW releases to the next grantee. Modes, request flags and status flags
  * have fs/dlm's names (RDLM_ for DLM_) and numbers. Lockspaces are created
  * by the administrator in configfs (/sys/kernel/config/rdlm/lockspaces/NAME),
  * or by a kernel caller with rdlm_new_lockspace() from such a template.
@@ -42,8 +42,9 @@ struct rdlm_lockspace;
  * @lkid: lock id, set by rdlm_lock() before it returns; names the lock in
  *	rdlm_unlock() and conversions
  * @flags: RDLM_SBF_* of the last completion
- * @lvb: NULL or a caller buffer of RDLM_LVB_MAX bytes, read on grant and
- *	written on release when RDLM_LKF_VALBLK is given
+ * @lvb: NULL or a caller buffer of rdlm_lockspace_lvb_len() bytes (at most
+ *	RDLM_LVB_MAX), read on grant and written on release when
+ *	RDLM_LKF_VALBLK is given
  */
 struct rdlm_lksb {
 	int status;
@@ -93,6 +94,7 @@ int rdlm_new_lockspace(const char *name, const char *template, u32 flags,
 int rdlm_release_lockspace(struct rdlm_lockspace *ls, bool force);
 int rdlm_lockspace_find(const char *name, struct rdlm_lockspace **lsp);
 void rdlm_lockspace_put(struct rdlm_lockspace *ls);
+u32 rdlm_lockspace_lvb_len(struct rdlm_lockspace *ls);
 void rdlm_lockspace_watch(struct rdlm_lockspace *ls, struct rdlm_watch *w,
 			  const struct rdlm_lockspace_ops *ops, void *arg);
 void rdlm_lockspace_unwatch(struct rdlm_lockspace *ls, struct rdlm_watch *w);

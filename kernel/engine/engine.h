@@ -104,7 +104,8 @@ enum rdlm_msg_type {
  * @flags: engine-private flags
  * @src: sending node (filled by the engine)
  * @slot: lock word slot at the home node
- * @pad: zero
+ * @part: index of a part of a longer message (the lock manager's LVB
+ *	chunks); zero in the engines'
  * @reqid: requester's rdlm_req_id(), echoed in replies
  * @token: grant token (engine defined)
  * @arg: engine-private argument
@@ -115,7 +116,7 @@ struct rdlm_msg {
 	u8 flags;
 	u32 src;
 	u32 slot;
-	u32 pad;
+	u32 part;
 	u64 reqid;
 	u64 token;
 	u64 arg;

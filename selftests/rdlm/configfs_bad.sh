@@ -47,12 +47,17 @@ for a in lease_us omega_ns backoff_r_us backoff_l_us kmax nr_reqs; do
 	refuse $L/$a 0 -1 abc 99999999999
 done
 refuse $L/update_locks 2 -1
+refuse $L/lvb_len 0 15 65 -1 abc
 refuse $L/enable 2 -1 abc
 
 echo 7 >$L/members || fail "members"
 expect_fail "Invalid argument" bash -c "echo 1 >$L/enable"	# 7 unknown
 echo 5 >$L/members && echo 64 >$L/table_size || fail "valid lockspace"
+echo 24 >$L/lvb_len || fail "lvb_len 24 is in range"
+expect_fail "Invalid argument" bash -c "echo 1 >$L/enable"	# not 16 x n
+echo 64 >$L/lvb_len || fail "lvb_len 64"
 echo 1 >$L/enable || fail "enable"
+expect_fail "busy" bash -c "echo 32 >$L/lvb_len"
 expect_fail "busy" bash -c "echo 128 >$L/table_size"
 expect_fail "busy" bash -c "echo cpu >$L/atomic_mode"
 expect_fail "busy" bash -c "echo 6 >$N/nodeid"

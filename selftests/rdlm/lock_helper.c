@@ -11,6 +11,8 @@
  *        lock_helper lvb_set LS NAME VALUE
  *        lock_helper lvb_get LS NAME
  *        lock_helper lvb_hold LS NAME FILE
+ *        lock_helper lvb_fill LS NAME SEED
+ *        lock_helper lvb_dump LS NAME
  *        lock_helper fill LS PREFIX FILES
  *        lock_helper evfill LS NAME
  *        lock_helper wait LS NAME TIMEOUT_MS
@@ -22,7 +24,9 @@
  * answer that is not a documented errno. lvb_set writes VALUE into NAME's
  * lock value block under EX; lvb_get prints "value V valid" or "value V
  * invalid" as a PR grant reads it (RDLM_SBF_VALNOTVALID); lvb_hold takes
- * NAME in EX with the LVB, touches FILE and waits to be killed.
+ * NAME in EX with the LVB, touches FILE and waits to be killed. lvb_fill
+ * writes RDLM_LVB_MAX bytes SEED, SEED + 1, ... under EX; lvb_dump prints
+ * the RDLM_LVB_MAX bytes a PR grant reads, in hex.
  *
  * fill opens FILES descriptors and, on each in turn, makes asynchronous EX
  * requests on new names PREFIX-<n> until one is refused, printing "file K:
@@ -243,10 +247,12 @@ static void do_stress(const char *ls, long ops)
 }
 
 /* Take @name in @mode with the LVB, whose first 8 bytes are @value. */
+static uint8_t lvb_read[RDLM_LVB_MAX];	/* the last one lvb_lock() read */
+
 static int lvb_lock(int fd, const char *name, int mode, uint32_t *lkid,
 		    uint64_t *value, uint32_t *sb_flags)
 {
-	uint8_t lvb[RDLM_LVB_MAX];
+	uint8_t *lvb = lvb_read;
 	int ret;
 
 	ret = rdlm_lock_sb(fd, mode, name, strlen(name), RDLM_LKF_VALBLK,
@@ -263,8 +269,9 @@ static int do_lvb(int fd, const char *cmd, const char *name, const char *arg)
 	uint64_t v = 0;
 	int ret;
 
-	ret = lvb_lock(fd, name, strcmp(cmd, "lvb_get") ? RDLM_LOCK_EX :
-		       RDLM_LOCK_PR, &lkid, &v, &sbf);
+	ret = lvb_lock(fd, name, strcmp(cmd, "lvb_get") &&
+		       strcmp(cmd, "lvb_dump") ? RDLM_LOCK_EX : RDLM_LOCK_PR,
+		       &lkid, &v, &sbf);
 	CHECK(!ret, "%s %s: %s", cmd, name, strerror(-ret));
 	if (ret)
 		return 1;
@@ -272,6 +279,19 @@ static int do_lvb(int fd, const char *cmd, const char *name, const char *arg)
 		printf("value %llu %s\n", (unsigned long long)v,
 		       sbf & RDLM_SBF_VALNOTVALID ? "invalid" : "valid");
 		return rdlm_unlock(fd, lkid, NULL) ? 1 : 0;
+	}
+	if (!strcmp(cmd, "lvb_dump")) {
+		for (ret = 0; ret < RDLM_LVB_MAX; ret++)
+			printf("%02x", lvb_read[ret]);
+		putchar('\n');
+		return rdlm_unlock(fd, lkid, NULL) ? 1 : 0;
+	}
+	if (!strcmp(cmd, "lvb_fill")) {
+		for (ret = 0; ret < RDLM_LVB_MAX; ret++)
+			lvb[ret] = (uint8_t)(strtoul(arg, NULL, 0) + ret);
+		ret = rdlm_unlock(fd, lkid, lvb);
+		CHECK(!ret, "unlock writing the LVB: %s", strerror(-ret));
+		return failed;
 	}
 	if (!strcmp(cmd, "lvb_set")) {
 		v = strtoull(arg, NULL, 0);

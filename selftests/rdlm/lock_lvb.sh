@@ -7,7 +7,8 @@
 # released); a holder whose node leaves the lockspace while it holds EX
 # leaves it invalid for the next reader (RDLM_SBF_VALNOTVALID), as fs/dlm
 # does for a departed PW/EX holder. The name is chosen so that node 1 is not
-# its home.
+# its home. Each lockspace's lvb_len bytes (32, 64, 48 in cluster.conf)
+# travel whole, and nothing past them.
 #
 # LVB_LS (default lk-bakery lk-central lk-bakery-cpu) sets the lockspaces.
 . ./lib.sh
@@ -69,6 +70,26 @@ for ls in $LSS; do
 	name=$(cat "$RDLM_OUT/lvb-name.$ls")
 	[ "$ME" = 2 ] && expect_lvb "$ls" "$name" "value 41 valid"
 	barrier "$ls-read"
+
+	# all of the lockspace's lvb_len bytes travel, and nothing past them
+	len=$(cat "$CFS/lockspaces/$ls/lvb_len")
+	[ "$ME" = 1 ] && { ./lock_helper lvb_fill "$ls" "$name" 0x41 ||
+			   fail "$ls: lvb_fill"; }
+	barrier "$ls-filled"
+	if [ "$ME" = 2 ]; then
+		want=
+		for ((i = 0; i < 64; i++)); do
+			[ $i -lt "$len" ] && want+=$(printf %02x $((0x41 + i))) ||
+				want+=00
+		done
+		got=$(./lock_helper lvb_dump "$ls" "$name") ||
+			fail "$ls: lvb_dump: $got"
+		[ "$got" = "$want" ] ||
+			fail "$ls: $len-byte LVB read as $got, want $want"
+		echo "$ls: node 2 read node 1's $len-byte LVB whole"
+		./lock_helper lvb_set "$ls" "$name" 41 || fail "$ls: lvb_set"
+	fi
+	barrier "$ls-refilled"
 
 	# a holder process killed: its lock is released, the LVB stays valid
 	if [ "$ME" = 1 ]; then

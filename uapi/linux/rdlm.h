@@ -72,7 +72,8 @@
 #define RDLM_ECANCEL		0x10001
 
 #define RDLM_NAME_MAX		64	/* resource name bytes */
-#define RDLM_LVB_MAX		32	/* lock value block bytes */
+/* a lockspace's LVBs are lvb_len bytes (configfs): the rest reads zero */
+#define RDLM_LVB_MAX		64	/* lock value block bytes, at most */
 #define RDLM_LSNAME_MAX		64	/* lockspace name buffer, NUL included */
 
 /**
