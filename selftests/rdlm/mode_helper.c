@@ -104,23 +104,32 @@ static int quiet(int fd)
 	return 1;
 }
 
-static int do_hold(const char *ls, const char *name, int mode,
-		   const char *file)
+/* Take @name in @mode through a new file of @ls, create @file: the file. */
+static int take_and_tell(const char *ls, const char *name, int mode,
+			 const char *file, uint32_t *lkid)
 {
 	int fd = open_ls(ls), ret;
-	uint32_t lkid;
 	FILE *f;
 
-	ret = rdlm_lock(fd, mode, name, strlen(name), 0, 60000, &lkid, NULL);
+	ret = rdlm_lock(fd, mode, name, strlen(name), 0, 60000, lkid, NULL);
 	if (ret) {
-		fprintf(stderr, "mode_helper: hold %s in %s: %s\n", name,
+		fprintf(stderr, "mode_helper: %s in %s: %s\n", name,
 			rdlm_mode_name(mode), strerror(-ret));
-		return 1;
+		exit(1);
 	}
 	f = fopen(file, "w");
 	if (!f)
-		return 1;
+		exit(1);
 	fclose(f);
+	return fd;
+}
+
+static int do_hold(const char *ls, const char *name, int mode,
+		   const char *file)
+{
+	uint32_t lkid;
+
+	take_and_tell(ls, name, mode, file, &lkid);
 	pause();
 	return 0;
 }
@@ -128,22 +137,11 @@ static int do_hold(const char *ls, const char *name, int mode,
 static int do_told(const char *ls, const char *name, int mode,
 		   const char *file)
 {
-	int fd = open_ls(ls), ret;
+	uint32_t lkid;
+	int fd = take_and_tell(ls, name, mode, file, &lkid);
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	struct rdlm_event ev;
-	uint32_t lkid;
-	FILE *f;
 
-	ret = rdlm_lock(fd, mode, name, strlen(name), 0, 60000, &lkid, NULL);
-	if (ret) {
-		fprintf(stderr, "mode_helper: %s in %s: %s\n", name,
-			rdlm_mode_name(mode), strerror(-ret));
-		return 1;
-	}
-	f = fopen(file, "w");
-	if (!f)
-		return 1;
-	fclose(f);
 	while (poll(&p, 1, 120000) == 1 && !rdlm_read_event(fd, &ev)) {
 		if (ev.type == RDLM_EV_BLOCKING) {
 			printf("told, %s waited for\n", rdlm_mode_name(ev.mode));
@@ -285,17 +283,25 @@ static void flag_order(const char *ls, const char *name)
 	rdlm_close(a);
 }
 
+/* Two files of @ls, each holding @name in PR. */
+static void two_readers(const char *ls, const char *name, int *a, int *b,
+			uint32_t *la, uint32_t *lb)
+{
+	*a = open_ls(ls);
+	*b = open_ls(ls);
+	*la = lock_now(*a, name, RDLM_LOCK_PR, 0);
+	*lb = lock_now(*b, name, RDLM_LOCK_PR, 0);
+}
+
 /* A word held shared: PR to EX is -EDEADLK, or waits demoted. */
 static void flag_convdeadlk(const char *ls, const char *name)
 {
-	int a = open_ls(ls), b = open_ls(ls);
 	struct rdlm_lock_info info;
 	struct rdlm_event ev;
 	uint32_t lkid, other;
-	int ret;
+	int a, b, ret;
 
-	lkid = lock_now(a, name, RDLM_LOCK_PR, 0);
-	other = lock_now(b, name, RDLM_LOCK_PR, 0);
+	two_readers(ls, name, &a, &b, &lkid, &other);
 	ret = rdlm_convert(a, lkid, RDLM_LOCK_EX, 0, 0, NULL);
 	CHECK(ret == -EDEADLK, "PR to EX on a shared word: %d", ret);
 	CHECK(!rdlm_lock_info(a, lkid, &info) &&
@@ -322,14 +328,12 @@ static void flag_convdeadlk(const char *ls, const char *name)
 /* A word held exclusive: two up-conversions, -EDEADLK or NODLCKWT. */
 static void flag_nodlckwt(const char *ls, const char *name)
 {
-	int a = open_ls(ls), b = open_ls(ls);
 	struct rdlm_lock_info info;
 	struct rdlm_event ev;
 	uint32_t la, lb;
-	int ret;
+	int a, b, ret;
 
-	la = lock_now(a, name, RDLM_LOCK_PR, 0);
-	lb = lock_now(b, name, RDLM_LOCK_PR, 0);
+	two_readers(ls, name, &a, &b, &la, &lb);
 	ret = rdlm_convert(a, la, RDLM_LOCK_EX, RDLM_LKF_ASYNC, 0, NULL);
 	CHECK(!ret, "first up-conversion: %d", ret);
 	CHECK(event(b, &ev) == RDLM_EV_BLOCKING && ev.mode == RDLM_LOCK_EX,
