@@ -8,8 +8,8 @@
  * a waiting lock is granted when the hold covers its mode (EX covers all,
  * SH covers CR and PR) and it is compatible with the other local holders
  * of its name. Different names on one word never wait for each other here,
- * except for a stronger hold. After local_grants_max grants the hold is given back
- * once its holders are gone, so remote waiters get their turn.
+ * except for a stronger hold. After local_grants_max grants the hold is
+ * given back once its holders are gone, so remote waiters get their turn.
  *
  * The lock value block lives at the home and moves by messages: lvb.c
  * holds both halves of that protocol.

@@ -495,8 +495,14 @@ void dq_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 	} else if (cqe->status && op == DQ_OP_NOTE &&
 		   (u32)(cqe->cookie >> 32) == d->id &&
 		   (d->phase == DQ_WAIT || d->phase == DQ_FINISH ||
-		    d->phase == DQ_RELWAIT)) {
-		/* the neighbour we wrote to is gone: the queue is broken */
+		    d->phase == DQ_REL || d->phase == DQ_RELWAIT)) {
+		/*
+		 * The neighbour we wrote to is gone, or our connection to it
+		 * is: the queue is broken.  A release CAS may be in flight
+		 * (N-CoSED posts it right after its SHGRANT notices): a lost
+		 * SHGRANT leaves a shared request counted in the word that
+		 * nobody will ever grant, whatever the CAS does.
+		 */
 		dq_recover(eng, req, out);
 	} else if (cqe->status && op == DQ_OP_SEND) {
 		/* every request's message goes to its word's home */
@@ -559,6 +565,15 @@ void dq_home_recover(struct rdlm_engine *eng, u32 slot, struct rdlm_out *out)
 	struct dq_eng *e = dqe(eng);
 	struct dq_slot *s = &e->slots[slot];
 
+	if (s->rec == DQ_REC_THAW) {
+		/*
+		 * The thaw may have executed already: requests that queued
+		 * after it were not fenced, and whatever broke their queue
+		 * needs a recovery of its own once this one is over.
+		 */
+		s->rec_again = 1;
+		return;
+	}
 	if (s->rec != DQ_REC_NONE)
 		return;
 	if (e->rec_slot != DQ_NONE) {
@@ -633,6 +648,9 @@ static void dq_msg_lost(struct rdlm_engine *eng, u64 cookie, u32 slot,
 	switch (type) {
 	case DQ_M_FENCE:
 		break;		/* dq_member_up() fences again until acked */
+	case DQ_M_SHHOLD:
+	case DQ_M_SHBLOCK:
+		break;		/* a blocking notice lost, nothing else */
 	case DQ_M_ACK:
 		if (dqe(eng)->acks[node].slot == slot)
 			dqe(eng)->acks[node].lost = 1;	/* dq_member_up() */
@@ -732,7 +750,8 @@ static void dq_home_complete(struct rdlm_engine *eng,
 		}
 		/* thawed, if only by our earlier CAS whose completion was lost */
 		rdlm_stat_inc(&eng->stats.resets);
-		s->rec = DQ_REC_NONE;
+		s->rec = s->rec_again ? DQ_REC_PENDING : DQ_REC_NONE;
+		s->rec_again = 0;
 		dq_rec_next(eng, out);
 	}
 }

@@ -62,6 +62,8 @@ enum dq_msg {
 	DQ_M_ACK,			/* all -> home: claims dropped */
 	DQ_M_EXWAIT,			/* N-CoSED: ex waits for @arg releases */
 	DQ_M_SHREL,			/* N-CoSED: shared release */
+	DQ_M_SHHOLD,			/* N-CoSED: shared grant, to the home */
+	DQ_M_SHBLOCK,			/* N-CoSED: home -> shared holder */
 };
 
 /* request phases */
@@ -154,6 +156,7 @@ enum dq_rec {
 /**
  * struct dq_slot - home-side state of one lock word
  * @rec: &enum dq_rec
+ * @rec_again: recovery asked for while the thaw was in flight: recover again
  * @reset_busy: N-CoSED: shared-count reset CAS in flight
  * @ex_pending: N-CoSED: an exclusive waits for shared releases
  * @rel: N-CoSED: shared releases counted and not consumed
@@ -163,10 +166,13 @@ enum dq_rec {
  * @ex_id: N-CoSED: its queue identity
  * @group_deaths: N-CoSED: death count when the current shared group began
  * @ex_reqid: N-CoSED: its rdlm_req_id()
+ * @sh_holders: N-CoSED: members that said they hold the word shared
+ *	(SHHOLD, until their SHREL), told when an exclusive waits for them
  * @word: recovery: last observed value of the word
  */
 struct dq_slot {
 	u8 rec;
+	u8 rec_again;
 	u8 reset_busy;
 	u8 ex_pending;
 	u32 rel;
@@ -176,6 +182,7 @@ struct dq_slot {
 	u32 ex_id;
 	u32 group_deaths;
 	u64 ex_reqid;
+	u64 sh_holders;
 	u64 word;
 };
 

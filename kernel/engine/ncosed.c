@@ -15,6 +15,10 @@
  *   old [0:*]  granted at once;
  *   old [T:*]  queued behind exclusive T (3.2.4): WRITE_WITH_IMM T, which
  *              grants all its shared waiters together when it releases.
+ *  Shared grant: SEND SHHOLD to the home, which keeps the holders' nodes to
+ *   tell them (SHBLOCK) when an exclusive waits for them: the word's
+ *   count says how many hold it, not who (an addition to the paper, for
+ *   the blocking callbacks of a lock manager whose clients cache locks).
  *  Shared release: SEND SHREL to the home, which counts releases, grants a
  *  waiting exclusive when its count is reached and otherwise resets the
  *  shared half to zero with a CAS [0:n] -> [0:0] once n releases are in.
@@ -51,6 +55,19 @@ static void nc_start(struct rdlm_engine *eng, struct rdlm_req *req,
 	d->expect = 0;
 	dq_atomic(eng, out, req, RDLM_VERB_CAS, DQ_OP_ENQ, 0,
 		  mkword(d->id, 0));
+}
+
+/*
+ * A shared request is granted: the home learns of its holder first. Not
+ * the request's own message: losing it costs a blocking notice, not the
+ * word's queue.
+ */
+static void nc_grant_shared_req(struct rdlm_engine *eng, struct rdlm_req *req,
+				struct rdlm_out *out)
+{
+	dq_send(eng, out, NULL, req->node, DQ_M_SHHOLD, req->slot,
+		rdlm_req_id(req), dq(req)->id, 0);
+	dq_grant(eng, req, out);
 }
 
 /* wait for the home to count @need shared releases */
@@ -161,7 +178,7 @@ static void nc_atomic_done(struct rdlm_engine *eng, struct rdlm_req *req,
 	switch (op) {
 	case DQ_OP_SHFA:
 		if (!ex_of(old))
-			dq_grant(eng, req, out);		/* 3.2.2 */
+			nc_grant_shared_req(eng, req, out);	/* 3.2.2 */
 		else
 			nc_queue_behind(eng, req, ex_of(old), DQ_N_SHREQ, 0,
 					out);		/* 3.2.4 */
@@ -241,7 +258,7 @@ static void nc_notice(struct rdlm_engine *eng, struct rdlm_req *req, u8 kind,
 		if (d->phase != DQ_WAIT || req->mode != RDLM_MODE_SH ||
 		    sender != d->pred)
 			break;
-		dq_grant(eng, req, out);
+		nc_grant_shared_req(eng, req, out);
 		return;
 	case DQ_N_GRANT:
 		if (d->phase != DQ_WAIT || d->homewait || sender != d->pred)
@@ -258,6 +275,33 @@ static void nc_notice(struct rdlm_engine *eng, struct rdlm_req *req, u8 kind,
 }
 
 /* ---- home side: counting shared releases ---- */
+
+/* tell the shared holders in @nodes that an exclusive waits for them */
+static void nc_home_tell(struct rdlm_engine *eng, u32 slot, u64 nodes,
+			 struct rdlm_out *out)
+{
+	u32 n;
+
+	for (n = 0; nodes; n++, nodes >>= 1)
+		if (nodes & 1)
+			dq_send(eng, out, NULL, n, DQ_M_SHBLOCK, slot, 0, 0,
+				0);
+}
+
+/* SHBLOCK from home @home: our shared holds of @slot block an exclusive */
+static void nc_told(struct rdlm_engine *eng, u32 home, u32 slot,
+		    struct rdlm_out *out)
+{
+	u32 i;
+
+	for (i = 0; i < eng->p.nr_reqs; i++) {
+		struct rdlm_req *req = &eng->reqs[i];
+
+		if (req->busy && req->node == home && req->slot == slot &&
+		    req->mode == RDLM_MODE_SH)
+			dq_blocking(eng, req, out);
+	}
+}
 
 static void nc_home_settle(struct rdlm_engine *eng, u32 slot, bool reset,
 			   struct rdlm_out *out)
@@ -303,6 +347,7 @@ static void nc_home_msg(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 			rdlm_stat_inc(&eng->stats.stale);
 		} else if (m->type == DQ_M_SHREL) {
 			s->rel++;
+			s->sh_holders &= ~BIT_ULL(rx->src);
 			nc_home_settle(eng, m->slot, true, out);
 		} else {
 			s->ex_pending = 1;
@@ -310,11 +355,24 @@ static void nc_home_msg(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 			s->ex_node = rx->src;
 			s->ex_id = (u32)m->token;
 			s->ex_reqid = m->reqid;
+			nc_home_tell(eng, m->slot, s->sh_holders, out);
 			nc_home_settle(eng, m->slot, false, out);
 			if (s->ex_pending && s->group_deaths != e->deaths)
 				dq_home_recover(eng, m->slot, out);
 		}
 		rdlm_spin_unlock(&eng->lock, flags);
+		break;
+	case DQ_M_SHHOLD:
+		/* SHHOLD and SHREL of a node come in order: one connection */
+		rdlm_spin_lock(&eng->lock, flags);
+		if (rx->src < 64)
+			s->sh_holders |= BIT_ULL(rx->src);
+		if (s->ex_pending)
+			nc_home_tell(eng, m->slot, BIT_ULL(rx->src), out);
+		rdlm_spin_unlock(&eng->lock, flags);
+		break;
+	case DQ_M_SHBLOCK:
+		nc_told(eng, rx->src, m->slot, out);
 		break;
 	case RDLM_MSG_GRANT:
 		req = rdlm_req_lookup(eng, m->reqid);

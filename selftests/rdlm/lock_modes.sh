@@ -8,9 +8,8 @@
 # Last, blocking callbacks reach the holders: node 1 holds a name in PR,
 # then EX, and keeps it until it is told that someone waits; node 2 asks
 # for EX after node 1's grant and must get it (a holder granted before
-# the waiter came hears of it: the bakery's waiters announce themselves).
-# Not checked: N-CoSED's shared holders, whom nobody can tell yet
-# (lock-manager.rst, "Blocking callbacks").
+# the waiter came hears of it: the bakery's waiters announce themselves,
+# N-CoSED's home tells its shared holders).
 #
 # The expected answers are written out here, not computed from the
 # module's table. Where rdlm is stricter than fs/dlm it says so: a lock
@@ -122,9 +121,7 @@ for ls in $LSS; do
 		echo "$ls: ALTPR, NOORDER, EXPEDITE, HEADQUE, $([ $shared = 1 ] &&
 			echo CONVDEADLK || echo NODLCKWT): as expected"
 	fi
-	told_modes="PR EX"
-	[ "$engine" = ncosed ] && told_modes=EX
-	for held in $told_modes; do
+	for held in PR EX; do
 		name=told-$ls-$held
 		if [ "$ME" = 1 ]; then
 			rm -f "$TMP/held"

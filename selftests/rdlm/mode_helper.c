@@ -104,7 +104,7 @@ static int quiet(int fd)
 	return 1;
 }
 
-/* Take @name in @mode through a new file of @ls, create @file: the file. */
+/* Take @name in @mode through a new file of @ls, create @file; the fd. */
 static int take_and_tell(const char *ls, const char *name, int mode,
 			 const char *file, uint32_t *lkid)
 {

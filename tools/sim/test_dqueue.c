@@ -512,6 +512,30 @@ static void t_nc_behind_ex(void)
 	dqt_cqe(&DA, &g1, 0, 0);
 	dqt_cqe(&DA, &v, NCW(dq(d)->id, 1), 0);
 	CHECK(find(RDLM_ACT_DONE, 0));
+
+	/*
+	 * The same, but the shared grant is lost while the release CAS is in
+	 * flight: the word keeps counting a shared request nobody will grant,
+	 * so the home must recover it (or the next exclusive waits forever).
+	 */
+	d = dqt_held(&DA);
+	memset(&v, 0, sizeof(v));
+	v.slot = mbox(d, 3, DQ_N_SHREQ);
+	v.imm = dq(d)->id;
+	v.arg0 = dq_note(DQ_N_SHREQ, 0, dq_mkid(3, 3, 3));
+	dqt_imm(&DA, &v, 3);
+	dqt_unlock(&DA, d);
+	CHECK(dqt_post(RDLM_VERB_WRITE_IMM, 0, &g1) && g1.node == 3);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) &&
+	      v.arg0 == NCW(dq(d)->id, 1) && v.arg1 == NCW(0, 1));
+	dqt_cqe(&DA, &g1, 0, -ENOTCONN);
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &g2) &&
+	      g2.msg.type == DQ_M_RECOVER && g2.node == 1 &&
+	      g2.msg.slot == 3);
+	dqt_cqe(&DA, &v, NCW(dq(d)->id, 1), 0);
+	CHECK(!find(RDLM_ACT_DONE, 0));		/* the RECOVER is in flight */
+	dqt_cqe(&DA, &g2, 0, 0);
+	CHECK(find(RDLM_ACT_DONE, 0));
 	dqt_fini();
 }
 
