@@ -910,12 +910,10 @@ TEST_F_TIMEOUT(dev, fuzz, 600)
 
 static void stress_child(unsigned int seed)
 {
-	struct sigaction sa = { .sa_handler = on_alarm };
 	static const char *const names[] = { "s0", "s1", "s2", "s3" };
 	uint32_t lkids[16] = {};
 	int fds[2], i, ret;
 
-	sigaction(SIGUSR1, &sa, NULL);
 	rnd_state = seed | 1;
 	fds[0] = open_joined();
 	fds[1] = open_joined();
@@ -923,7 +921,8 @@ static void stress_child(unsigned int seed)
 		_exit(3);
 	for (i = 0; i < 1500; i++) {
 		uint64_t r = rnd();
-		int f = r % 2, slot = (r >> 1) % 16, mode = (r >> 5) % 4;
+		int f = r % 2, slot = (r >> 1) % 16;
+		int mode = (r >> 40) % RDLM_LOCK_NR;
 		const char *name = names[(r >> 7) % 4];
 		uint32_t lkid = lkids[slot];
 		char buf[sizeof(struct rdlm_event) * 3];
@@ -984,9 +983,12 @@ static void stress_child(unsigned int seed)
  */
 TEST_F_TIMEOUT(dev, stress, 600)
 {
+	struct sigaction sa = { .sa_handler = on_alarm };
 	pid_t pids[4];
 	int i, status, sig;
 
+	/* before the fork: a loaded child may not run before the first one */
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
 	for (i = 0; i < 4; i++) {
 		pids[i] = fork();
 		ASSERT_LE(0, pids[i]);
