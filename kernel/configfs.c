@@ -1046,6 +1046,32 @@ static struct rdlm_cfg_ls *rdlm_kernel_ls_by_name(const char *name)
 	return NULL;
 }
 
+/*
+ * @name exists on this node already: join it (a kernel lockspace counts
+ * one more creator), or -EEXIST with RDLM_NEWLS_EXCL; -ENOENT if it does
+ * not exist.
+ */
+static int rdlm_kernel_ls_join(const char *name, u32 flags,
+			       struct rdlm_lockspace **lsp)
+{
+	struct rdlm_cfg_ls *ls = rdlm_kernel_ls_by_name(name);
+	int ret;
+
+	if (!ls && rdlm_lockspace_find(name, lsp))
+		return -ENOENT;
+	if (flags & RDLM_NEWLS_EXCL) {
+		if (!ls)
+			rdlm_lockspace_put(*lsp);
+		return -EEXIST;
+	}
+	if (!ls)
+		return 0;
+	ret = rdlm_lockspace_find(name, lsp);
+	if (!ret)
+		ls->creators++;
+	return ret;
+}
+
 /* A configfs lockspace, with a reference, or NULL. */
 static struct rdlm_cfg_ls *rdlm_cfg_ls_get(const char *name)
 {
@@ -1089,22 +1115,9 @@ int rdlm_new_lockspace(const char *name, const char *template, u32 flags,
 	    !template || (flags & ~RDLM_NEWLS_EXCL))
 		return -EINVAL;
 	mutex_lock(&rdlm_cfg_mutex);
-	ls = rdlm_kernel_ls_by_name(name);
-	if (ls || !rdlm_lockspace_find(name, lsp)) {
-		ret = -EEXIST;
-		if (flags & RDLM_NEWLS_EXCL) {
-			if (!ls)
-				rdlm_lockspace_put(*lsp);
-			goto out;
-		}
-		if (ls) {
-			ls->creators++;
-			ret = rdlm_lockspace_find(name, lsp);
-		} else {
-			ret = 0;
-		}
+	ret = rdlm_kernel_ls_join(name, flags, lsp);
+	if (ret != -ENOENT)
 		goto out;
-	}
 	mutex_unlock(&rdlm_cfg_mutex);
 
 	tmpl = rdlm_cfg_ls_get(template);
@@ -1119,19 +1132,23 @@ int rdlm_new_lockspace(const char *name, const char *template, u32 flags,
 	mutex_lock(&rdlm_cfg_mutex);
 	rdlm_cfg_ls_copy(ls, tmpl);
 	config_item_put(&tmpl->item);
-	ret = -EEXIST;		/* made by another caller meanwhile */
-	if (!rdlm_kernel_ls_by_name(name))
+	/* made by another caller meanwhile: that one */
+	ret = rdlm_kernel_ls_join(name, flags, lsp);
+	if (ret == -ENOENT) {
 		ret = rdlm_cfg_ls_enable(ls);
-	if (!ret)
-		ret = rdlm_lockspace_find(name, lsp);
-	if (ret) {
+		if (!ret)
+			ret = rdlm_lockspace_find(name, lsp);
+		if (!ret) {
+			ls->creators = 1;
+			list_add(&ls->kernel_entry, &rdlm_kernel_lss);
+			goto out;
+		}
 		rdlm_cfg_ls_disable(ls);
-		mutex_unlock(&rdlm_cfg_mutex);
-		config_item_put(&ls->item);
-		return ret;
 	}
-	ls->creators = 1;
-	list_add(&ls->kernel_entry, &rdlm_kernel_lss);
+	/* ours is not needed, or could not come up */
+	mutex_unlock(&rdlm_cfg_mutex);
+	config_item_put(&ls->item);
+	return ret;
 out:
 	mutex_unlock(&rdlm_cfg_mutex);
 	return ret;

@@ -553,6 +553,7 @@ static void rdlm_lkb_fail(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	}
 	lkb->state = RDLM_LKB_GRANTED;	/* a conversion keeps its mode */
 	lkb->demoted = false;
+	lkb->altmode = false;
 	rdlm_queue_ast(lkb, status, sbflags, false);
 }
 
