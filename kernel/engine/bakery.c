@@ -886,6 +886,7 @@ static void bk_timer(struct rdlm_engine *eng, struct rdlm_req *req,
 
 const struct rdlm_engine_ops rdlm_bakery_ops = {
 	.name = "bakery",
+	.needs_lease = true,
 	.many_per_word = true,
 	.grant_on_first = true,
 	.lock = bk_lock,

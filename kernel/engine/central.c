@@ -11,6 +11,13 @@
  * from the moment it sent LOCK, so it always gives up first.  Stale UNLOCKs
  * are recognised by their grant token.  When a request queues behind
  * holders, each holder is told once (BLOCKING).
+ *
+ * A shared holder may convert to exclusive in place (CONVERT): as in fs/dlm
+ * the conversion goes before every waiting request, is granted once its
+ * holder is the only one, and meets another waiting conversion with
+ * -EDEADLK unless asked to wait (then both holders are told and their
+ * callers resolve it, by cancelling one).  With no_lease, holds last until
+ * released; a dead holder's go when the cluster says it is dead.
  */
 #include "engine.h"
 
@@ -26,12 +33,15 @@ struct cl_req {
 	u8 phase;
 	u8 cancel;
 	u8 lost;
-	u8 pad;
+	u8 converting;	/* CONVERT to exclusive sent, no answer yet */
+	u8 conv_flags;	/* its RDLM_RF_* (sent again after a link failure) */
+	u8 conv_cancel;	/* and a cancel of it */
 	u32 outstanding;
 	u32 tries;
 	u64 token;
 	u64 lease_start;
 	u64 lease_end;
+	u64 conv_start;	/* when CONVERT was sent: the new lease's start */
 };
 
 static_assert(sizeof(struct cl_req) <= sizeof(((struct rdlm_req *)0)->priv));
@@ -47,6 +57,7 @@ struct cl_entry {
 	u8 notified;
 	u8 used;
 	u8 grant_lost;	/* its GRANT's connection failed: sent again */
+	u8 converting;	/* granted shared, waits to become exclusive */
 };
 
 struct cl_slot {
@@ -65,12 +76,25 @@ struct cl_home {
 
 #define CL_NONE U32_MAX
 
-/* LOCK message flag: answer BUSY instead of queueing (trylock) */
+/* LOCK and CONVERT flag: answer BUSY instead of queueing (trylock) */
 #define CL_MF_NOQUEUE	0x01
+/* CONVERT flag: wait even when another conversion waits (a deadlock) */
+#define CL_MF_NODLCKWT	0x02
+
+enum {
+	CL_MSG_CONVERT = RDLM_MSG_ENGINE,	/* holder -> home: mode, token */
+	CL_MSG_UNCONVERTED,	/* home -> holder: not converted, arg = -errno */
+};
 
 static struct cl_req *cl(struct rdlm_req *req)
 {
 	return (struct cl_req *)req->priv;
+}
+
+/* A holder's lease end for a grant asked for at @start; 0 = none. */
+static u64 cl_lease_end(struct rdlm_engine *eng, u64 start)
+{
+	return eng->p.no_lease ? 0 : start + eng->p.lease_ns;
 }
 
 static int cl_init(struct rdlm_engine *eng)
@@ -218,13 +242,14 @@ static int cl_unlock(struct rdlm_engine *eng, struct rdlm_req *req,
 		cl_maybe_done(eng, req, out);
 		return 0;
 	case CL_HELD:
-		if (!c->lost && out->now >= c->lease_end) {
+		if (!c->lost && c->lease_end && out->now >= c->lease_end) {
 			c->lost = 1;
 			rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
 					 RDLM_NOTICE_LOST, 0);
 		}
 		/* even when lost: the token makes a late UNLOCK harmless */
 		c->phase = CL_FINISH;
+		c->converting = 0;
 		req->timer_cookie++;
 		cl_send(eng, out, req, req->node, RDLM_MSG_UNLOCK, req->slot,
 			req->mode, rdlm_req_id(req), c->token);
@@ -232,6 +257,67 @@ static int cl_unlock(struct rdlm_engine *eng, struct rdlm_req *req,
 	default:
 		return -EINVAL;
 	}
+}
+
+static void cl_send_convert(struct rdlm_engine *eng, struct rdlm_req *req,
+			    struct rdlm_out *out, u8 mode)
+{
+	struct cl_req *c = cl(req);
+	struct rdlm_verb v;
+
+	memset(&v, 0, sizeof(v));
+	v.kind = RDLM_VERB_SEND;
+	v.node = req->node;
+	v.slot = req->slot;
+	v.req = req;
+	v.msg.type = CL_MSG_CONVERT;
+	v.msg.mode = mode;
+	v.msg.slot = req->slot;
+	v.msg.reqid = rdlm_req_id(req);
+	v.msg.token = c->token;
+	if (c->conv_flags & RDLM_RF_NOQUEUE)
+		v.msg.flags |= CL_MF_NOQUEUE;
+	if (c->conv_flags & RDLM_RF_NODLCKWT)
+		v.msg.flags |= CL_MF_NODLCKWT;
+	c->outstanding++;
+	rdlm_engine_post(eng, out, &v);
+}
+
+static void cl_unconverted(struct rdlm_engine *eng, struct rdlm_req *req,
+			   int err, struct rdlm_out *out)
+{
+	struct cl_req *c = cl(req);
+
+	c->converting = 0;
+	c->conv_cancel = 0;
+	rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
+			 RDLM_NOTICE_UNCONVERTED, (u64)(s64)err);
+}
+
+/* Shared to exclusive in place, or cancel that while it waits. */
+static int cl_convert(struct rdlm_engine *eng, struct rdlm_req *req, u8 mode,
+		      u8 flags, struct rdlm_out *out)
+{
+	struct cl_req *c = cl(req);
+
+	if (c->phase != CL_HELD || c->lost)
+		return -EINVAL;
+	if (c->converting) {
+		if (mode != req->mode)
+			return -EBUSY;
+		if (!c->conv_cancel) {
+			c->conv_cancel = 1;
+			cl_send_convert(eng, req, out, mode);
+		}
+		return 0;
+	}
+	if (req->mode != RDLM_MODE_SH || mode != RDLM_MODE_EX)
+		return -EOPNOTSUPP;
+	c->converting = 1;
+	c->conv_flags = flags;
+	c->conv_start = out->now;
+	cl_send_convert(eng, req, out, mode);
+	return 0;
 }
 
 static void cl_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
@@ -275,7 +361,7 @@ static bool cl_compatible(u8 a, u8 b)
 static void cl_arm_sweep(struct rdlm_engine *eng, struct cl_home *h,
 			 u64 expire, struct rdlm_out *out)
 {
-	if (h->sweep_at && h->sweep_at <= expire)
+	if (eng->p.no_lease || (h->sweep_at && h->sweep_at <= expire))
 		return;
 	h->sweep_at = expire;
 	h->sweep_cookie++;
@@ -284,28 +370,96 @@ static void cl_arm_sweep(struct rdlm_engine *eng, struct cl_home *h,
 			 h->sweep_cookie);
 }
 
-/* Grant the FIFO prefix that is compatible with the current holders. */
-static void cl_grant_pass(struct rdlm_engine *eng, struct cl_home *h, u32 slot,
-			  struct rdlm_out *out)
+static void cl_grant(struct rdlm_engine *eng, struct cl_home *h, u32 slot,
+		     u32 idx, struct rdlm_out *out)
 {
-	u32 i, nr_sh = 0, nr_ex = 0;
+	struct cl_entry *e = &h->ents[idx];
+
+	e->granted = 1;
+	e->notified = 0;
+	e->expire = eng->p.no_lease ? U64_MAX : out->now + 2 * eng->p.lease_ns;
+	cl_send_grant(eng, out, h, slot, idx);
+	cl_arm_sweep(eng, h, e->expire, out);
+}
+
+/*
+ * A waiting conversion goes first: granted once its holder is the only
+ * one, and nothing new is granted while it waits. Then the FIFO prefix
+ * that is compatible with the current holders.
+ */
+static void cl_grant_waiters(struct rdlm_engine *eng, struct cl_home *h,
+			     u32 slot, struct rdlm_out *out)
+{
+	u32 i, conv = CL_NONE, nr_sh = 0, nr_ex = 0;
 	struct cl_entry *e;
 
+	for (i = h->slots[slot].head; i != CL_NONE; i = e->next) {
+		e = &h->ents[i];
+		if (!e->granted)
+			break;
+		if (e->converting && conv == CL_NONE)
+			conv = i;
+		nr_sh++;
+	}
+	if (conv != CL_NONE) {
+		if (nr_sh > 1)
+			return;
+		e = &h->ents[conv];
+		e->converting = 0;
+		e->mode = RDLM_MODE_EX;
+		cl_grant(eng, h, slot, conv, out);
+		return;
+	}
+	nr_sh = 0;
 	for (i = h->slots[slot].head; i != CL_NONE; i = e->next) {
 		e = &h->ents[i];
 		if (!e->granted) {
 			if (nr_ex || (e->mode == RDLM_MODE_EX && nr_sh))
 				break;
-			e->granted = 1;
-			e->expire = out->now + 2 * eng->p.lease_ns;
-			cl_send_grant(eng, out, h, slot, i);
-			cl_arm_sweep(eng, h, e->expire, out);
+			cl_grant(eng, h, slot, i, out);
 		}
 		if (e->mode == RDLM_MODE_EX)
 			nr_ex++;
 		else
 			nr_sh++;
 	}
+}
+
+/*
+ * Tell each holder, once per grant, that it blocks someone: a conversion
+ * of another holder, or the first request that waits.
+ */
+static void cl_tell_holders(struct rdlm_engine *eng, struct cl_home *h,
+			    u32 slot, struct rdlm_out *out)
+{
+	u32 i, nr_conv = 0, first = h->slots[slot].head;
+	struct cl_entry *o, *w = NULL;
+	bool blocks;
+
+	for (; first != CL_NONE && h->ents[first].granted;
+	     first = h->ents[first].next)
+		nr_conv += h->ents[first].converting;
+	if (first != CL_NONE)
+		w = &h->ents[first];
+	if (!nr_conv && !w)
+		return;
+	for (i = h->slots[slot].head; i != first; i = o->next) {
+		o = &h->ents[i];
+		blocks = nr_conv > o->converting ||
+			 (w && !cl_compatible(o->mode, w->mode));
+		if (!blocks || o->notified)
+			continue;
+		o->notified = 1;
+		cl_send(eng, out, NULL, o->src, RDLM_MSG_BLOCKING, slot,
+			o->mode, o->reqid, o->token);
+	}
+}
+
+static void cl_grant_pass(struct rdlm_engine *eng, struct cl_home *h, u32 slot,
+			  struct rdlm_out *out)
+{
+	cl_grant_waiters(eng, h, slot, out);
+	cl_tell_holders(eng, h, slot, out);
 }
 
 static void cl_remove(struct cl_home *h, u32 slot, u32 idx, u32 prev)
@@ -329,7 +483,7 @@ static void cl_home_lock(struct rdlm_engine *eng, struct cl_home *h,
 {
 	const struct rdlm_msg *m = &rx->msg;
 	struct cl_slot *s = &h->slots[m->slot];
-	struct cl_entry *e, *o;
+	struct cl_entry *e;
 	u32 idx, i;
 
 	if (h->free == CL_NONE || (m->mode != RDLM_MODE_SH &&
@@ -354,10 +508,8 @@ static void cl_home_lock(struct rdlm_engine *eng, struct cl_home *h,
 	else
 		h->ents[s->tail].next = idx;
 	s->tail = idx;
-	cl_grant_pass(eng, h, m->slot, out);
-	if (e->granted)
-		return;
-	if (m->flags & CL_MF_NOQUEUE) {
+	cl_grant_waiters(eng, h, m->slot, out);
+	if (!e->granted && (m->flags & CL_MF_NOQUEUE)) {
 		/* a trylock that would wait: take it out, answer busy */
 		u32 prev = CL_NONE;
 
@@ -366,19 +518,87 @@ static void cl_home_lock(struct rdlm_engine *eng, struct cl_home *h,
 		cl_remove(h, m->slot, idx, prev);
 		cl_send(eng, out, NULL, rx->src, RDLM_MSG_BUSY, m->slot,
 			m->mode, m->reqid, 0);
+	}
+	cl_tell_holders(eng, h, m->slot, out);
+}
+
+static void cl_send_unconverted(struct rdlm_engine *eng, struct rdlm_out *out,
+				u32 node, const struct rdlm_msg *m, int err)
+{
+	struct rdlm_verb v;
+
+	memset(&v, 0, sizeof(v));
+	v.kind = RDLM_VERB_SEND;
+	v.node = node;
+	v.slot = m->slot;
+	v.msg.type = CL_MSG_UNCONVERTED;
+	v.msg.mode = m->mode;
+	v.msg.slot = m->slot;
+	v.msg.reqid = m->reqid;
+	v.msg.token = m->token;
+	v.msg.arg = (u64)(s64)err;
+	rdlm_engine_post(eng, out, &v);
+}
+
+/* The granted entry of @token from @src on @slot, or NULL. */
+static struct cl_entry *cl_find_held(struct cl_home *h, u32 slot, u32 src,
+				     u64 token)
+{
+	u32 i;
+
+	for (i = h->slots[slot].head; i != CL_NONE; i = h->ents[i].next) {
+		struct cl_entry *e = &h->ents[i];
+
+		if (!e->granted)
+			break;
+		if (e->token == token && e->src == src)
+			return e;
+	}
+	return NULL;
+}
+
+static void cl_home_convert(struct rdlm_engine *eng, struct cl_home *h,
+			    const struct rdlm_rx *rx, struct rdlm_out *out)
+{
+	const struct rdlm_msg *m = &rx->msg;
+	struct cl_entry *e = cl_find_held(h, m->slot, rx->src, m->token);
+	int err = -ENOLCK;
+	u32 i;
+
+	if (!e)
+		goto refuse;	/* expired, or unlocked meanwhile */
+	if (m->mode != RDLM_MODE_EX) {
+		/* a cancel; too late when it is exclusive already */
+		if (!e->converting)
+			return;
+		e->converting = 0;
+		err = -ECANCELED;
+		goto refuse_pass;
+	}
+	if (e->mode == RDLM_MODE_EX) {
+		cl_send_grant(eng, out, h, m->slot, e - h->ents); /* asked again */
 		return;
 	}
-	/* tell the holders, once per grant, that someone now waits */
-	for (i = s->head; i != CL_NONE; i = o->next) {
-		o = &h->ents[i];
-		if (!o->granted)
-			break;
-		if (o->notified || cl_compatible(o->mode, e->mode))
-			continue;
-		o->notified = 1;
-		cl_send(eng, out, NULL, o->src, RDLM_MSG_BLOCKING, m->slot,
-			o->mode, o->reqid, o->token);
+	if (e->converting)
+		return;
+	err = -EDEADLK;
+	for (i = h->slots[m->slot].head; i != CL_NONE && h->ents[i].granted;
+	     i = h->ents[i].next)
+		if (h->ents[i].converting && !(m->flags & CL_MF_NODLCKWT))
+			goto refuse;
+	e->converting = 1;
+	cl_grant_waiters(eng, h, m->slot, out);
+	if (e->converting && (m->flags & CL_MF_NOQUEUE)) {
+		e->converting = 0;
+		err = -EAGAIN;
+		goto refuse;
 	}
+	cl_tell_holders(eng, h, m->slot, out);
+	return;
+refuse_pass:
+	cl_grant_pass(eng, h, m->slot, out);
+refuse:
+	cl_send_unconverted(eng, out, rx->src, m, err);
 }
 
 static void cl_home_unlock(struct rdlm_engine *eng, struct cl_home *h,
@@ -447,6 +667,19 @@ static void cl_on_grant(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	struct cl_req *c = req ? cl(req) : NULL;
 
 	if (c && c->phase == CL_HELD && c->token == m->token) {
+		if (c->converting && m->mode == RDLM_MODE_EX) {
+			/* converted: the home renewed the hold's lease too */
+			c->converting = 0;
+			c->conv_cancel = 0;
+			req->mode = RDLM_MODE_EX;
+			c->lease_end = cl_lease_end(eng, c->conv_start);
+			rdlm_engine_emit(eng, out, RDLM_ACT_GRANT, req,
+					 (s64)c->lease_end, req->mode);
+			if (c->lease_end)
+				rdlm_engine_arm(eng, out, req,
+						c->lease_end - out->now);
+			return;
+		}
 		/* sent again after a link failure, and had arrived: ours */
 		rdlm_stat_inc(&eng->stats.stale);
 		return;
@@ -466,8 +699,8 @@ static void cl_on_grant(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	}
 	c->token = m->token;
 	c->phase = CL_HELD;
-	c->lease_end = c->lease_start + eng->p.lease_ns;
-	if (c->lease_end <= out->now) {
+	c->lease_end = cl_lease_end(eng, c->lease_start);
+	if (c->lease_end && c->lease_end <= out->now) {
 		/* the grant came too late to be trusted: give it back */
 		cl_send(eng, out, req, rx->src, RDLM_MSG_UNLOCK, m->slot,
 			m->mode, m->reqid, m->token);
@@ -478,7 +711,26 @@ static void cl_on_grant(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	}
 	rdlm_engine_emit(eng, out, RDLM_ACT_GRANT, req, (s64)c->lease_end,
 			 req->mode);
-	rdlm_engine_arm(eng, out, req, c->lease_end - out->now);
+	if (c->lease_end)
+		rdlm_engine_arm(eng, out, req, c->lease_end - out->now);
+}
+
+static void cl_on_unconverted(struct rdlm_engine *eng,
+			      const struct rdlm_rx *rx, struct rdlm_out *out)
+{
+	const struct rdlm_msg *m = &rx->msg;
+	struct rdlm_req *req = rdlm_req_lookup(eng, m->reqid);
+	int err = (int)(s64)m->arg;
+
+	if (!req || cl(req)->phase != CL_HELD || !cl(req)->converting ||
+	    cl(req)->token != m->token) {
+		rdlm_stat_inc(&eng->stats.stale);
+		return;
+	}
+	/* an answer to the cancel, or to the conversion */
+	if (err != -EDEADLK && err != -EAGAIN && err != -ECANCELED)
+		err = -ENOLCK;
+	cl_unconverted(eng, req, err, out);
 }
 
 static void cl_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
@@ -494,14 +746,20 @@ static void cl_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	switch (m->type) {
 	case RDLM_MSG_LOCK:
 	case RDLM_MSG_UNLOCK:
+	case CL_MSG_CONVERT:
 		if (m->slot >= eng->p.nr_slots)
 			return;
 		rdlm_spin_lock(&eng->lock, flags);
 		if (m->type == RDLM_MSG_LOCK)
 			cl_home_lock(eng, h, rx, out);
-		else
+		else if (m->type == RDLM_MSG_UNLOCK)
 			cl_home_unlock(eng, h, rx, out);
+		else
+			cl_home_convert(eng, h, rx, out);
 		rdlm_spin_unlock(&eng->lock, flags);
+		break;
+	case CL_MSG_UNCONVERTED:
+		cl_on_unconverted(eng, rx, out);
 		break;
 	case RDLM_MSG_GRANT:
 		cl_on_grant(eng, rx, out);
@@ -554,6 +812,8 @@ static void cl_timer(struct rdlm_engine *eng, struct rdlm_req *req,
 	}
 	c = cl(req);
 	if (c->phase == CL_HELD && !c->lost) {
+		if (c->converting)
+			cl_unconverted(eng, req, -ENOLCK, out);
 		c->lost = 1;
 		rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
 				 RDLM_NOTICE_LOST, 0);
@@ -562,7 +822,10 @@ static void cl_timer(struct rdlm_engine *eng, struct rdlm_req *req,
 	}
 }
 
-/* Fail our requests waiting at @node; with @held, our holds there are lost. */
+/*
+ * Fail our requests waiting at @node; with @held, our holds there are
+ * lost, else our conversions waiting there ask again.
+ */
 static void cl_fail_at(struct rdlm_engine *eng, u32 node, bool held,
 		       struct rdlm_out *out)
 {
@@ -580,9 +843,16 @@ static void cl_fail_at(struct rdlm_engine *eng, u32 node, bool held,
 			req->timer_cookie++;
 			cl_maybe_done(eng, req, out);
 		} else if (held && c->phase == CL_HELD && !c->lost) {
+			if (c->converting)
+				cl_unconverted(eng, req, -ENOLCK, out);
 			c->lost = 1;
 			rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
 					 RDLM_NOTICE_LOST, 0);
+		} else if (c->phase == CL_HELD && c->converting) {
+			/* its answer may be lost: asking again is harmless */
+			cl_send_convert(eng, req, out, RDLM_MODE_EX);
+			if (c->conv_cancel)
+				cl_send_convert(eng, req, out, RDLM_MODE_SH);
 		}
 	}
 }
@@ -666,6 +936,7 @@ const struct rdlm_engine_ops rdlm_central_ops = {
 	.fini = cl_fini,
 	.lock = cl_lock,
 	.unlock = cl_unlock,
+	.convert = cl_convert,
 	.complete = cl_complete,
 	.timer = cl_timer,
 	.recv = cl_recv,

@@ -44,6 +44,8 @@ int rdlm_engine_init(struct rdlm_engine *eng, const struct rdlm_engine_ops *ops,
 	if (!ops || !p || !p->nr_reqs || !p->nr_nodes || !p->nr_slots ||
 	    p->node >= p->nr_nodes || p->nr_reqs >= U32_MAX)
 		return -EINVAL;
+	if (p->no_lease && ops->needs_lease)
+		return -EINVAL;
 	memset(eng, 0, sizeof(*eng));
 	rdlm_engine_default_params(&d);
 	eng->p = *p;
@@ -212,6 +214,7 @@ void rdlm_engine_emit(struct rdlm_engine *eng, struct rdlm_out *out, u8 kind,
 		break;
 	case RDLM_ACT_NOTICE:
 		act.notice = (u8)arg;
+		act.err = (int)(s64)cookie;
 		if (arg == RDLM_NOTICE_LOST)
 			rdlm_stat_inc(&eng->stats.lost);
 		break;

@@ -199,6 +199,7 @@ enum rdlm_notice {
 	RDLM_NOTICE_LOST = 1,	/* lease expired: lock is no longer held */
 	RDLM_NOTICE_BLOCKING,	/* someone waits behind this holder */
 	RDLM_NOTICE_UPGRADED,	/* update lock now grants write access */
+	RDLM_NOTICE_UNCONVERTED, /* ->convert() not done, @err says why */
 };
 
 /**
@@ -210,7 +211,7 @@ enum rdlm_notice {
  * @cookie: timer cookie (TIMER)
  * @mode: granted mode (GRANT)
  * @lease_end: time at which the grant lapses, 0 = never (GRANT)
- * @err: negative errno (FAIL)
+ * @err: negative errno (FAIL, NOTICE_UNCONVERTED)
  * @notice: &enum rdlm_notice (NOTICE)
  */
 struct rdlm_action {
@@ -244,6 +245,11 @@ struct rdlm_out {
  * cancels after the first answer of the word.
  */
 #define RDLM_RF_NOQUEUE	0x01
+/*
+ * ->convert(): an up-conversion that would deadlock with another one on
+ * the word waits too, instead of being refused with -EDEADLK.
+ */
+#define RDLM_RF_NODLCKWT	0x02
 
 #define RDLM_REQ_PRIV_WORDS	24
 
@@ -299,6 +305,8 @@ struct rdlm_req {
  * @count_max: counter limit, 0 = half the field range
  * @seed: seed of the engine's pseudo-random generator
  * @seg_units: rangeseg: units per segment (0 = 256, the paper's 2^8)
+ * @no_lease: holds last until released: a dead holder's go only at
+ *	->member_down() (engines whose protocol rests on leases refuse it)
  */
 struct rdlm_engine_params {
 	u32 node;
@@ -316,6 +324,7 @@ struct rdlm_engine_params {
 	u32 count_max;
 	u64 seed;
 	u32 seg_units;
+	u8 no_lease;
 };
 
 /**
@@ -367,10 +376,20 @@ struct rdlm_engine;
  *	manager then asks for exclusive, so that its hold covers every mode)
  * @try_answers: completions of a request's verbs after which one not
  *	granted yet would have to wait (a trylock gives up then); 0 means 1
+ * @needs_lease: the protocol cannot do without leases (&rdlm_engine_params
+ *	.no_lease is refused)
  * @init: set up engine-private state (may sleep, may allocate)
  * @fini: free engine-private state
  * @lock: start acquiring @req; returns 0 or -errno (then nothing emitted)
  * @unlock: release a granted @req, or cancel a pending one
+ * @convert: optional; change the mode of the granted @req in place, with
+ *	RDLM_RF_NOQUEUE or RDLM_RF_NODLCKWT in @flags. The hold stays while
+ *	an up-conversion waits; it ends with GRANT in the new mode, or with
+ *	NOTICE_UNCONVERTED and the hold as it was (-EDEADLK: another
+ *	up-conversion waits and no NODLCKWT, -EAGAIN: NOQUEUE and it would
+ *	wait, -ECANCELED, -ENOLCK: the home no longer knows the hold).
+ *	Converting to the held mode while an up-conversion waits cancels it.
+ *	Returns 0 or -errno (then nothing emitted)
  * @complete: a verb posted by this engine completed
  * @timer: a timer armed by this engine fired
  * @recv: a message or notice from a peer arrived
@@ -402,12 +421,15 @@ struct rdlm_engine_ops {
 	bool grant_on_first;
 	bool exclusive_only;
 	u8 try_answers;
+	bool needs_lease;
 	int (*init)(struct rdlm_engine *eng);
 	void (*fini)(struct rdlm_engine *eng);
 	int (*lock)(struct rdlm_engine *eng, struct rdlm_req *req,
 		    struct rdlm_out *out);
 	int (*unlock)(struct rdlm_engine *eng, struct rdlm_req *req,
 		      struct rdlm_out *out);
+	int (*convert)(struct rdlm_engine *eng, struct rdlm_req *req, u8 mode,
+		       u8 flags, struct rdlm_out *out);
 	void (*complete)(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 			 struct rdlm_out *out);
 	void (*timer)(struct rdlm_engine *eng, struct rdlm_req *req,
@@ -579,7 +601,7 @@ void rdlm_engine_post(struct rdlm_engine *eng, struct rdlm_out *out,
  * @kind: &enum rdlm_act_kind
  * @req: request
  * @arg: delay (TIMER), lease end (GRANT), -errno (FAIL), notice (NOTICE)
- * @cookie: timer cookie (TIMER) or mode (GRANT)
+ * @cookie: timer cookie (TIMER), mode (GRANT) or -errno (NOTICE)
  */
 void rdlm_engine_emit(struct rdlm_engine *eng, struct rdlm_out *out, u8 kind,
 		      struct rdlm_req *req, s64 arg, u64 cookie);

@@ -444,6 +444,7 @@ static int rs_describe(struct rdlm_engine *eng, struct rdlm_req *req,
 
 const struct rdlm_engine_ops rdlm_rangeseg_ops = {
 	.name = "rangeseg",
+	.needs_lease = true,
 	.init = rs_init,
 	.fini = rs_fini,
 	.lock = rs_lock,

@@ -105,6 +105,7 @@ static u64 W6(u64 nx, u64 ns, u64 nu, u64 mx, u64 ms, u64 mu)
 }
 
 #define LEASE	1000000ULL	/* 1 ms in unit tests */
+#define CL_CONVERT_TYPE	RDLM_MSG_ENGINE	/* central's CONVERT; UNCONVERTED is next */
 #define OMEGA	5000ULL
 
 static struct rdlm_engine E;
@@ -915,6 +916,212 @@ static void t_central_member_down(void)
 	rdlm_engine_fini(&E);
 }
 
+/* The err of the captured NOTICE_UNCONVERTED, or 1 when there is none. */
+static int unconverted_err(void)
+{
+	int i;
+
+	for (i = 0; i < cap.n; i++)
+		if (cap.a[i].kind == RDLM_ACT_NOTICE &&
+		    cap.a[i].notice == RDLM_NOTICE_UNCONVERTED)
+			return cap.a[i].err;
+	return 1;
+}
+
+/* The @nth SEND of type @type among the captured actions, copied. */
+static struct rdlm_verb sent_nth(u16 type, int nth)
+{
+	struct rdlm_verb v;
+	int i;
+
+	memset(&v, 0, sizeof(v));
+	for (i = 0; i < cap.n; i++)
+		if (cap.a[i].kind == RDLM_ACT_POST &&
+		    cap.a[i].verb.kind == RDLM_VERB_SEND &&
+		    cap.a[i].verb.msg.type == type && !nth--)
+			return cap.a[i].verb;
+	return v;
+}
+
+static struct rdlm_verb sent(u16 type)
+{
+	return sent_nth(type, 0);
+}
+
+/* a granted shared request of E, through H */
+static struct rdlm_req *central_held(u8 mode, u32 from, u64 now)
+{
+	struct rdlm_req *r = mkreq(mode, 1);
+	struct rdlm_verb v;
+	struct rdlm_out o = O(now);
+
+	E.ops->lock(&E, r, &o);
+	v = sent(RDLM_MSG_LOCK);
+	deliver(&H, &v, from, now + 1);
+	v = sent(RDLM_MSG_GRANT);
+	deliver(&E, &v, 1, now + 2);
+	CHECK(find(RDLM_ACT_GRANT, 0) != NULL);
+	return r;
+}
+
+/*
+ * In-place conversion, shared to exclusive: fs/dlm's order (before every
+ * waiter, granted when alone), deadlock refused or waited for (NODLCKWT),
+ * cancel, NOQUEUE, a lost answer asked again; and holds without a lease.
+ */
+static void t_central_convert(void)
+{
+	struct rdlm_req *a, *b, *c, *d;
+	struct rdlm_verb cv, cv2, ul, lk;
+	struct rdlm_out o;
+	const struct rdlm_action *g;
+
+	eng_setup(&rdlm_central_ops, 0, 1);
+	home_setup(0);
+	a = central_held(RDLM_MODE_SH, 0, 0);
+	b = central_held(RDLM_MODE_SH, 2, 10);
+	/* a converts: waits for b, b is told */
+	o = O(100);
+	CHECK(E.ops->convert(&E, a, RDLM_MODE_EX, 0, &o) == 0);
+	cv = sent(CL_CONVERT_TYPE);
+	CHECK(cv.msg.type == CL_CONVERT_TYPE && cv.msg.mode == RDLM_MODE_EX);
+	deliver(&H, &cv, 0, 110);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 0 &&
+	      count_msgs(RDLM_MSG_BLOCKING) == 1);
+	CHECK(sent(RDLM_MSG_BLOCKING).node == 2);
+	/* b converts too: a deadlock, refused; b keeps its hold */
+	o = O(120);
+	CHECK(E.ops->convert(&E, b, RDLM_MODE_EX, 0, &o) == 0);
+	CHECK(E.ops->convert(&E, b, RDLM_MODE_EX, 0, &o) == -EBUSY);
+	cv2 = sent(CL_CONVERT_TYPE);
+	deliver(&H, &cv2, 2, 130);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 0);
+	ul = sent(CL_CONVERT_TYPE + 1);
+	deliver(&E, &ul, 1, 140);
+	CHECK(unconverted_err() == -EDEADLK && b->mode == RDLM_MODE_SH);
+	/* with NODLCKWT it waits, and a is told */
+	o = O(150);
+	CHECK(E.ops->convert(&E, b, RDLM_MODE_EX, RDLM_RF_NODLCKWT, &o) == 0);
+	cv2 = sent(CL_CONVERT_TYPE);
+	deliver(&H, &cv2, 2, 160);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 0 &&
+	      count_msgs(RDLM_MSG_BLOCKING) == 1 &&
+	      sent(RDLM_MSG_BLOCKING).node == 0);
+	/* b gives way: cancels; the answer is lost, asked again */
+	o = O(190);
+	CHECK(E.ops->convert(&E, b, RDLM_MODE_SH, 0, &o) == 0);
+	cv2 = sent(CL_CONVERT_TYPE);
+	CHECK(cv2.msg.mode == RDLM_MODE_SH);
+	deliver(&H, &cv2, 2, 200);
+	CHECK(count_msgs(CL_CONVERT_TYPE + 1) == 1);
+	o = O(205);
+	E.ops->member_up(&E, 1, &o);
+	CHECK(count_msgs(CL_CONVERT_TYPE) == 3);	/* a: EX; b: EX, SH */
+	cv = sent_nth(CL_CONVERT_TYPE, 0);
+	lk = sent_nth(CL_CONVERT_TYPE, 1);
+	cv2 = sent_nth(CL_CONVERT_TYPE, 2);
+	deliver(&H, &cv, 0, 206);	/* a's again: waits still */
+	CHECK(cap.n == 0);
+	deliver(&H, &lk, 2, 207);
+	deliver(&H, &cv2, 2, 208);
+	ul = sent(CL_CONVERT_TYPE + 1);
+	CHECK((int)(s64)ul.msg.arg == -ECANCELED);
+	deliver(&E, &ul, 1, 220);
+	CHECK(unconverted_err() == -ECANCELED && b->mode == RDLM_MODE_SH);
+	/* a new shared request is compatible, but waits behind a conversion */
+	c = mkreq(RDLM_MODE_SH, 1);
+	o = O(225);
+	E.ops->lock(&E, c, &o);
+	lk = sent(RDLM_MSG_LOCK);
+	deliver(&H, &lk, 3, 226);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 0);
+	/* b unlocks: a's conversion goes before c */
+	o = O(230);
+	CHECK(E.ops->unlock(&E, b, &o) == 0);
+	lk = sent(RDLM_MSG_UNLOCK);
+	deliver(&H, &lk, 2, 240);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 1);
+	lk = sent(RDLM_MSG_GRANT);
+	CHECK(lk.msg.reqid == rdlm_req_id(a) && lk.msg.mode == RDLM_MODE_EX);
+	/* the new exclusive holder hears of c at once */
+	CHECK(count_msgs(RDLM_MSG_BLOCKING) == 1 &&
+	      sent(RDLM_MSG_BLOCKING).node == 0);
+	deliver(&E, &lk, 1, 250);
+	g = find(RDLM_ACT_GRANT, 0);
+	CHECK(g && g->mode == RDLM_MODE_EX && g->lease_end == 100 + LEASE);
+	CHECK(a->mode == RDLM_MODE_EX);
+	deliver(&E, &lk, 1, 260);	/* sent again: stale */
+	CHECK(!find(RDLM_ACT_GRANT, 0));
+	/* a unlocks: c granted; NOQUEUE conversion next to d: -EAGAIN */
+	o = O(300);
+	E.ops->unlock(&E, a, &o);
+	lk = sent(RDLM_MSG_UNLOCK);
+	deliver(&H, &lk, 0, 310);
+	lk = sent(RDLM_MSG_GRANT);
+	deliver(&E, &lk, 1, 320);
+	d = central_held(RDLM_MODE_SH, 2, 330);
+	o = O(400);
+	CHECK(E.ops->convert(&E, c, RDLM_MODE_EX, RDLM_RF_NOQUEUE, &o) == 0);
+	cv = sent(CL_CONVERT_TYPE);
+	deliver(&H, &cv, 3, 410);
+	CHECK(count_msgs(RDLM_MSG_BLOCKING) == 0);
+	lk = sent(CL_CONVERT_TYPE + 1);
+	deliver(&E, &lk, 1, 420);
+	CHECK(unconverted_err() == -EAGAIN && c->mode == RDLM_MODE_SH);
+	/* the home expired d: its conversion is refused with -ENOLCK */
+	o = O(400 + 2 * LEASE);
+	H.ops->timer(&H, NULL, 1, &o);
+	o = O(500);
+	CHECK(E.ops->convert(&E, d, RDLM_MODE_EX, 0, &o) == 0);
+	cv = sent(CL_CONVERT_TYPE);
+	deliver(&H, &cv, 2, 2 * LEASE + 600);
+	lk = sent(CL_CONVERT_TYPE + 1);
+	CHECK((int)(s64)lk.msg.arg == -ENOLCK);
+	/* only shared to exclusive */
+	o = O(600);
+	CHECK(E.ops->convert(&E, c, RDLM_MODE_SH, 0, &o) == -EOPNOTSUPP);
+	rdlm_engine_fini(&H);
+	rdlm_engine_fini(&E);
+}
+
+/* no_lease: grants without a lease end, no sweep; bakery refuses it */
+static void t_central_no_lease(void)
+{
+	struct rdlm_engine_params p;
+	struct rdlm_req *a;
+	struct rdlm_verb v;
+	struct rdlm_out o;
+
+	memset(&p, 0, sizeof(p));
+	rdlm_engine_default_params(&p);
+	p.nr_nodes = 2;
+	p.nr_slots = 4;
+	p.nr_reqs = 4;
+	p.no_lease = 1;
+	CHECK(rdlm_engine_init(&E, &rdlm_bakery_ops, &p) == -EINVAL);
+	CHECK(rdlm_engine_init(&E, &rdlm_central_ops, &p) == 0);
+	rdlm_engine_fini(&E);
+	eng_setup(&rdlm_central_ops, 0, 1);
+	E.p.no_lease = 1;
+	home_setup(0);
+	H.p.no_lease = 1;
+	a = mkreq(RDLM_MODE_EX, 1);
+	o = O(0);
+	E.ops->lock(&E, a, &o);
+	v = sent(RDLM_MSG_LOCK);
+	deliver(&H, &v, 0, 10);
+	CHECK(!find(RDLM_ACT_TIMER, 0));	/* no sweep */
+	v = sent(RDLM_MSG_GRANT);
+	deliver(&E, &v, 1, 100 * LEASE);	/* late, and still fine */
+	CHECK(find(RDLM_ACT_GRANT, 0) &&
+	      find(RDLM_ACT_GRANT, 0)->lease_end == 0 &&
+	      !find(RDLM_ACT_TIMER, 0));
+	o = O(200 * LEASE);
+	CHECK(E.ops->unlock(&E, a, &o) == 0 && !has_notice(RDLM_NOTICE_LOST));
+	rdlm_engine_fini(&H);
+	rdlm_engine_fini(&E);
+}
+
 static void t_engine_common(void)
 {
 	struct rdlm_engine_params p;
@@ -1352,6 +1559,8 @@ int main(int argc, char **argv)
 		{ "bakery: cancel, fabric errors, stale timers", t_bk_cancel_and_errors },
 		{ "central: FIFO, shared batch, blocking, leases, busy, trylock, stale", t_central },
 		{ "central: a dead node's waiting entries leave the home's queue", t_central_member_down },
+		{ "central: in-place conversion: order, deadlock, NODLCKWT, cancel, NOQUEUE, lost answers", t_central_convert },
+		{ "central: no_lease: holds without a lease; bakery refuses it", t_central_no_lease },
 		{ "dqnl: uncontended acquire and release, one CAS each", t_dq_uncontended },
 		{ "dqnl: successor notice, blocking notice, handover", t_dq_handover },
 		{ "dqnl 4.3.1: release races an enqueuing successor", t_dq_transient },
