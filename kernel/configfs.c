@@ -16,7 +16,9 @@
  *		table_size	lock words per member table
  *		mailbox_slots	receive area slots per member
  *		lease_us, omega_ns, backoff_r_us, backoff_l_us, kmax,
- *		update_locks, nr_reqs	engine parameters
+ *		update_locks, nr_reqs	engine parameters; lease_us 0: no
+ *				leases (central: holds last until released;
+ *				the bakery refuses it)
  *		local_grants_max	local takeovers of a held lock word
  *		max_locks	locks on this node (default 65536)
  *		max_locks_per_file	locks and unread events of one
@@ -466,7 +468,7 @@ static ssize_t rdlm_cfg_ls_##field##_store(struct config_item *item,	\
 
 RDLM_LS_U32_ATTR(table_size, 1, RDLM_MAX_SLOTS)
 RDLM_LS_U32_ATTR(mailbox_slots, 1, RDLM_MAX_MBOX)
-RDLM_LS_U32_ATTR(lease_us, 1, 60000000)
+RDLM_LS_U32_ATTR(lease_us, 0, 60000000)
 RDLM_LS_U32_ATTR(omega_ns, 1, 1000000000)
 RDLM_LS_U32_ATTR(backoff_r_us, 1, 1000000)
 RDLM_LS_U32_ATTR(backoff_l_us, 1, 60000000)
@@ -695,6 +697,7 @@ static int rdlm_cfg_ls_enable_lm(struct rdlm_cfg_ls *ls, u32 local)
 	p->atomic_mode = ls->atomic_mode;
 	p->update_locks = ls->update_locks;
 	p->lease_ns = (u64)ls->lease_us * NSEC_PER_USEC;
+	p->no_lease = !ls->lease_us;
 	p->omega_ns = ls->omega_ns;
 	p->backoff_r_ns = (u64)ls->backoff_r_us * NSEC_PER_USEC;
 	p->backoff_l_ns = (u64)ls->backoff_l_us * NSEC_PER_USEC;

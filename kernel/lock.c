@@ -485,12 +485,78 @@ static void rdlm_slot_acquire(struct rdlm_lockspace *ls, struct rdlm_slot *s,
 	rdlm_lvb_peek(ls, s);
 }
 
+static void rdlm_slot_upgrade_cancel(struct rdlm_lockspace *ls,
+				     struct rdlm_slot *s)
+{
+	struct rdlm_out out = rdlm_out(ls);
+
+	if (!ls->eng.ops->convert(&ls->eng, s->req, RDLM_MODE_SH, 0, &out))
+		s->upgrade_cancel = true;
+}
+
+static void rdlm_slot_upgrade_over(struct rdlm_slot *s)
+{
+	s->upgrading = false;
+	s->upgrade_trying = false;
+	s->upgrade_cancel = false;
+}
+
 static void rdlm_slot_release(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 {
 	struct rdlm_out out = rdlm_out(ls);
 
 	s->state = RDLM_SLOT_RELEASING;
+	rdlm_slot_upgrade_over(s);	/* the release ends it */
 	ls->eng.ops->unlock(&ls->eng, s->req, &out);
+}
+
+/*
+ * Make this node's shared hold of @s exclusive in place (engines with
+ * ->convert): the hold stays, and fs/dlm's conversion rules apply among
+ * the nodes' holds of the word. Without it, a lock needing more than the
+ * hold gives waits for this node's holders to go.
+ */
+static void rdlm_slot_upgrade(struct rdlm_lockspace *ls, struct rdlm_slot *s,
+			      bool trying, bool nodlckwt)
+{
+	struct rdlm_out out = rdlm_out(ls);
+	u8 flags = (trying ? RDLM_RF_NOQUEUE : 0) |
+		   (nodlckwt ? RDLM_RF_NODLCKWT : 0);
+
+	if (ls->eng.ops->convert(&ls->eng, s->req, RDLM_MODE_EX, flags,
+				 &out)) {
+		s->upgrade_refused = true;
+		return;
+	}
+	s->upgrading = true;
+	s->upgrade_trying = trying;
+	s->upgrade_cancel = false;
+}
+
+/*
+ * Make an exclusive hold shared in place: as fs/dlm's down-conversions,
+ * other nodes' shared requests need not wait for this node's last lock.
+ */
+static void rdlm_slot_downgrade(struct rdlm_lockspace *ls,
+				struct rdlm_slot *s)
+{
+	struct rdlm_out out = rdlm_out(ls);
+
+	if (!ls->eng.ops->convert || s->state != RDLM_SLOT_OWNED ||
+	    s->own_mode != RDLM_MODE_EX || s->lost || s->upgrading)
+		return;
+	if (ls->eng.ops->convert(&ls->eng, s->req, RDLM_MODE_SH, 0, &out))
+		return;
+	s->own_mode = RDLM_MODE_SH;
+	ls->st.downgrades++;
+}
+
+static bool rdlm_slot_may_upgrade(struct rdlm_lockspace *ls,
+				  struct rdlm_slot *s)
+{
+	return ls->eng.ops->convert && s->state == RDLM_SLOT_OWNED &&
+	       s->own_mode == RDLM_MODE_SH && !s->lost && !s->upgrading &&
+	       !s->upgrade_refused;
 }
 
 /* The word's engine request is gone or set aside: no hold, no copy. */
@@ -501,6 +567,8 @@ static void rdlm_slot_idle(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 	s->req = NULL;
 	s->state = RDLM_SLOT_IDLE;
 	s->lost = false;
+	rdlm_slot_upgrade_over(s);
+	s->upgrade_refused = false;
 	rdlm_lvb_peek_drop(ls, s);
 	list_for_each_entry(res, &s->resources, slot_entry)
 		res->lvb_cached = false;
@@ -749,6 +817,7 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 	struct rdlm_lkb *lkb, *tmp;
 	struct rdlm_res *res;
 	bool waiters = false, holders = s->pinned, reclaim = false;
+	bool upgrade, dlck_fail = false, ex_held = false;
 	u8 need = RDLM_MODE_SH, reclaim_need = RDLM_MODE_SH;
 
 	if (ls->dead)
@@ -793,12 +862,19 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 				rdlm_bast_blockers(lkb);
 			blocked = true;
 			waiters = true;
-			if (rdlm_engine_mode(lkb->rqmode) == RDLM_MODE_EX)
-				need = RDLM_MODE_EX;
+			if (rdlm_engine_mode(lkb->rqmode) != RDLM_MODE_EX)
+				continue;
+			need = RDLM_MODE_EX;
+			if (convert && !(lkb->flags & RDLM_LKF_NODLCKWT))
+				dlck_fail = true;
 		}
-		list_for_each_entry(lkb, &res->granted, gr_entry)
-			if (lkb->grmode > RDLM_LOCK_NL)
-				holders = true;
+		list_for_each_entry(lkb, &res->granted, gr_entry) {
+			if (lkb->grmode <= RDLM_LOCK_NL)
+				continue;
+			holders = true;
+			if (rdlm_engine_mode(lkb->grmode) == RDLM_MODE_EX)
+				ex_held = true;
+		}
 	}
 
 	/*
@@ -810,6 +886,16 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 			s->state == RDLM_SLOT_ACQUIRING) &&
 	    s->own_mode != RDLM_MODE_EX && reclaim_need == RDLM_MODE_EX)
 		rdlm_slot_lost_frozen(ls, s);
+	/* a hold that stays, too weak for a waiter: upgrade it in place */
+	upgrade = waiters && holders && need == RDLM_MODE_EX;
+	if (upgrade && rdlm_slot_may_upgrade(ls, s))
+		rdlm_slot_upgrade(ls, s, false, !dlck_fail);
+	else if (!upgrade && s->upgrading && !s->upgrade_cancel)
+		rdlm_slot_upgrade_cancel(ls, s);
+	/* and an exclusive hold only shared locks need, down at once */
+	if (holders && !ex_held && need == RDLM_MODE_SH && !reclaim &&
+	    !s->pinned)
+		rdlm_slot_downgrade(ls, s);
 	need = max(need, reclaim_need);
 	if ((s->state == RDLM_SLOT_ACQUIRING && !waiters && !holders) ||
 	    (s->state == RDLM_SLOT_OWNED && !holders && !s->lvb_puts))
@@ -846,6 +932,44 @@ static void rdlm_slot_fail_waiters(struct rdlm_lockspace *ls,
 		list_for_each_entry_safe(lkb, tmp, &res->waiting, wt_entry)
 			if (!noqueue_only || (lkb->flags & RDLM_LKF_NOQUEUE))
 				rdlm_lkb_fail(ls, lkb, status);
+}
+
+/*
+ * The engine did not make the hold exclusive. A conversion deadlock with
+ * another node (-EDEADLK) is fs/dlm's: the conversions that did not say
+ * NODLCKWT are refused, or wait demoted to NL with CONVDEADLK.
+ */
+static void rdlm_slot_unconverted(struct rdlm_lockspace *ls,
+				  struct rdlm_slot *s, int err)
+{
+	bool trying = s->upgrade_trying;
+	struct rdlm_lkb *lkb, *tmp;
+	struct rdlm_res *res;
+
+	rdlm_slot_upgrade_over(s);
+	if (err == -ECANCELED)
+		return;
+	if (err == -EAGAIN && trying) {
+		rdlm_slot_fail_waiters(ls, s, -EAGAIN, true);
+		return;
+	}
+	s->upgrade_refused = true;
+	if (err != -EDEADLK)
+		return;
+	list_for_each_entry(res, &s->resources, slot_entry)
+		list_for_each_entry_safe(lkb, tmp, &res->waiting, wt_entry) {
+			if (lkb->state != RDLM_LKB_CONVERTING ||
+			    rdlm_engine_mode(lkb->rqmode) != RDLM_MODE_EX ||
+			    (lkb->flags & RDLM_LKF_NODLCKWT))
+				continue;
+			if (lkb->flags & RDLM_LKF_CONVDEADLK) {
+				lkb->grmode = RDLM_LOCK_NL;
+				lkb->prev_grmode = RDLM_LOCK_NL;
+				lkb->demoted = true;
+			} else {
+				rdlm_lkb_fail(ls, lkb, -EDEADLK);
+			}
+		}
 }
 
 static void rdlm_slot_lost(struct rdlm_lockspace *ls, struct rdlm_slot *s)
@@ -921,7 +1045,15 @@ static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
 	case RDLM_ACT_GRANT:
 		if (s->state == RDLM_SLOT_RELEASING)
 			break;	/* cancelled: the engine gives it back */
+		if (s->state == RDLM_SLOT_OWNED && s->upgrading) {
+			/* converted in place: the hold and its LVB copies stay */
+			s->own_mode = act->mode;
+			rdlm_slot_upgrade_over(s);
+			ls->st.upgrades++;
+			break;
+		}
 		s->state = RDLM_SLOT_OWNED;
+		s->upgrade_refused = false;
 		s->own_mode = act->mode;
 		/* free when the request's first verb got there (lvb.c) */
 		s->grant_first = ls->completing == act->req &&
@@ -952,6 +1084,8 @@ static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
 	case RDLM_ACT_NOTICE:
 		if (act->notice == RDLM_NOTICE_LOST) {
 			rdlm_slot_lost(ls, s);
+		} else if (act->notice == RDLM_NOTICE_UNCONVERTED) {
+			rdlm_slot_unconverted(ls, s, act->err);
 		} else if (act->notice == RDLM_NOTICE_BLOCKING) {
 			struct rdlm_lkb *lkb;
 
@@ -1246,6 +1380,14 @@ static int rdlm_request(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 		list_for_each_entry(w, &res->granted, gr_entry)
 			if (w != lkb && !rdlm_compat(mode, w->grmode))
 				local = true;
+		/* a shared hold asks the home, which answers at once */
+		if (!local && !res->frozen &&
+		    rdlm_engine_mode(mode) == RDLM_MODE_EX &&
+		    rdlm_slot_may_upgrade(ls, s)) {
+			rdlm_slot_upgrade(ls, s, true, true);
+			if (s->upgrading)
+				return 0;
+		}
 		/* a name whose home moved answers after the thaw only */
 		if (local || res->frozen || (s->state != RDLM_SLOT_IDLE &&
 					     !rdlm_slot_retire(ls, s))) {
@@ -1365,12 +1507,13 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 	 * (then give the lock up or convert from NL). NOQUEUE just fails.
 	 */
 	demote = lkb->grmode > RDLM_LOCK_NL && s->state == RDLM_SLOT_OWNED &&
-		 !rdlm_covers(s->own_mode, mode);
+		 !rdlm_covers(s->own_mode, mode) && !ls->eng.ops->convert;
 	if (demote && !(flags & (RDLM_LKF_CONVDEADLK | RDLM_LKF_NOQUEUE)))
 		goto out;
 	rdlm_lkb_set_cbs(lkb, ast, arg, bast, bast_arg);
 	lkb->lksb = lksb;
 	lkb->state = RDLM_LKB_CONVERTING;
+	s->upgrade_refused = false;	/* a new request may try again */
 	lkb->bast_sent = false;
 	if (demote && (flags & RDLM_LKF_CONVDEADLK)) {
 		lkb->grmode = RDLM_LOCK_NL;

@@ -62,6 +62,11 @@ struct rdlm_slot {
 	bool remote_waiting;	/* the engine said someone waits behind us */
 	bool lost;		/* the lease expired */
 	bool pinned;		/* held for names that moved: until the thaw */
+	/* the shared hold asked to become exclusive in place (->convert) */
+	bool upgrading;
+	bool upgrade_trying;	/* ... for a NOQUEUE request */
+	bool upgrade_cancel;	/* ... and asked to stop that */
+	bool upgrade_refused;	/* not again until the hold or a request changes */
 	struct rdlm_req *req;	/* engine request, NULL when IDLE */
 	struct rdlm_req *retiring;	/* a released one still in the engine */
 	/* the LVB read sent behind the acquisition's first verb (lvb.c) */

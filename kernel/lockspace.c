@@ -674,8 +674,9 @@ static int rdlm_ls_debugfs_show(struct seq_file *m, void *unused)
 		   st.cancels, st.unlocks, st.basts, st.lost,
 		   st.lvb_invalidated, st.lvb_lost, st.lvbs, st.lvb_evicted,
 		   st.locks);
-	seq_printf(m, "asts queued %llu direct %llu retakes %llu lvb_peeks %llu\n",
-		   st.asts_queued, st.asts_direct, st.retakes, st.lvb_peeks);
+	seq_printf(m, "asts queued %llu direct %llu retakes %llu lvb_peeks %llu upgrades %llu downgrades %llu\n",
+		   st.asts_queued, st.asts_direct, st.retakes, st.lvb_peeks,
+		   st.upgrades, st.downgrades);
 	seq_puts(m, "verbs");
 	for (i = 0; i < RDLM_VERB_NR; i++)
 		seq_printf(m, " %s %llu", verbs[i], st.verbs[i]);

@@ -55,6 +55,8 @@ struct rdlm_lockspace;
  * @asts_direct: synchronous callers woken where their request completed
  * @retakes: words taken again while their release was still under way
  * @lvb_peeks: grants whose LVB came with the word's first round trip
+ * @upgrades: shared holds of a word made exclusive in place
+ * @downgrades: exclusive holds of a word made shared in place
  * @lost: locks lost (lease expired, member down)
  * @lvb_invalidated: as a home, LVBs marked invalid because their PW/EX
  *	holder's node went away, or its lock was broken, before writing back
@@ -77,6 +79,8 @@ struct rdlm_lockspace_stats {
 	u64 asts_direct;
 	u64 retakes;
 	u64 lvb_peeks;
+	u64 upgrades;
+	u64 downgrades;
 	u64 lost;
 	u64 lvb_invalidated;
 	u64 lvb_lost;

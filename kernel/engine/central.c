@@ -80,6 +80,8 @@ struct cl_home {
 #define CL_MF_NOQUEUE	0x01
 /* CONVERT flag: wait even when another conversion waits (a deadlock) */
 #define CL_MF_NODLCKWT	0x02
+/* CONVERT flag: cancel the conversion that waits (too late once granted) */
+#define CL_MF_CANCEL	0x04
 
 enum {
 	CL_MSG_CONVERT = RDLM_MSG_ENGINE,	/* holder -> home: mode, token */
@@ -279,6 +281,8 @@ static void cl_send_convert(struct rdlm_engine *eng, struct rdlm_req *req,
 		v.msg.flags |= CL_MF_NOQUEUE;
 	if (c->conv_flags & RDLM_RF_NODLCKWT)
 		v.msg.flags |= CL_MF_NODLCKWT;
+	if (mode != RDLM_MODE_EX && c->converting)
+		v.msg.flags = CL_MF_CANCEL;
 	c->outstanding++;
 	rdlm_engine_post(eng, out, &v);
 }
@@ -294,7 +298,10 @@ static void cl_unconverted(struct rdlm_engine *eng, struct rdlm_req *req,
 			 RDLM_NOTICE_UNCONVERTED, (u64)(s64)err);
 }
 
-/* Shared to exclusive in place, or cancel that while it waits. */
+/*
+ * Shared to exclusive in place, or cancel that while it waits; exclusive
+ * to shared at once (the home hears of it, nothing to wait for).
+ */
 static int cl_convert(struct rdlm_engine *eng, struct rdlm_req *req, u8 mode,
 		      u8 flags, struct rdlm_out *out)
 {
@@ -302,6 +309,13 @@ static int cl_convert(struct rdlm_engine *eng, struct rdlm_req *req, u8 mode,
 
 	if (c->phase != CL_HELD || c->lost)
 		return -EINVAL;
+	if (!c->converting && req->mode == RDLM_MODE_EX &&
+	    mode == RDLM_MODE_SH) {
+		req->mode = mode;
+		c->conv_flags = 0;
+		cl_send_convert(eng, req, out, mode);
+		return 0;
+	}
 	if (c->converting) {
 		if (mode != req->mode)
 			return -EBUSY;
@@ -567,13 +581,21 @@ static void cl_home_convert(struct rdlm_engine *eng, struct cl_home *h,
 
 	if (!e)
 		goto refuse;	/* expired, or unlocked meanwhile */
-	if (m->mode != RDLM_MODE_EX) {
-		/* a cancel; too late when it is exclusive already */
+	if (m->flags & CL_MF_CANCEL) {
+		/* too late when it is exclusive already: GRANT is on its way */
 		if (!e->converting)
 			return;
 		e->converting = 0;
 		err = -ECANCELED;
 		goto refuse_pass;
+	}
+	if (m->mode != RDLM_MODE_EX) {
+		/* down to shared: those who wait for that may come in */
+		if (e->mode == RDLM_MODE_EX && !e->converting) {
+			e->mode = RDLM_MODE_SH;
+			cl_grant_pass(eng, h, m->slot, out);
+		}
+		return;
 	}
 	if (e->mode == RDLM_MODE_EX) {
 		cl_send_grant(eng, out, h, m->slot, e - h->ents); /* asked again */

@@ -388,7 +388,8 @@ struct rdlm_engine;
  *	NOTICE_UNCONVERTED and the hold as it was (-EDEADLK: another
  *	up-conversion waits and no NODLCKWT, -EAGAIN: NOQUEUE and it would
  *	wait, -ECANCELED, -ENOLCK: the home no longer knows the hold).
- *	Converting to the held mode while an up-conversion waits cancels it.
+ *	Converting to the held mode while an up-conversion waits cancels it;
+ *	a down-conversion takes effect at once and emits nothing but verbs.
  *	Returns 0 or -errno (then nothing emitted)
  * @complete: a verb posted by this engine completed
  * @timer: a timer armed by this engine fired

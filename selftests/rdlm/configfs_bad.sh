@@ -44,7 +44,8 @@ refuse $L/atomic_mode foo "" 1
 refuse $L/table_size 0 1048577 -1 abc
 refuse $L/mailbox_slots 0 4097
 for a in lease_us omega_ns backoff_r_us backoff_l_us kmax nr_reqs; do
-	refuse $L/$a 0 -1 abc 99999999999
+	refuse $L/$a -1 abc 99999999999
+	[ $a = lease_us ] || refuse $L/$a 0
 done
 refuse $L/update_locks 2 -1
 refuse $L/lvb_len 0 15 65 -1 abc
@@ -56,6 +57,10 @@ echo 5 >$L/members && echo 64 >$L/table_size || fail "valid lockspace"
 echo 24 >$L/lvb_len || fail "lvb_len 24 is in range"
 expect_fail "Invalid argument" bash -c "echo 1 >$L/enable"	# not 16 x n
 echo 64 >$L/lvb_len || fail "lvb_len 64"
+# no leases: central can do without, the bakery (the default) cannot
+echo 0 >$L/lease_us || fail "lease_us 0"
+expect_fail "Invalid argument" bash -c "echo 1 >$L/enable"
+echo 10000 >$L/lease_us || fail "lease_us 10000"
 echo 1 >$L/enable || fail "enable"
 expect_fail "busy" bash -c "echo 32 >$L/lvb_len"
 expect_fail "busy" bash -c "echo 128 >$L/table_size"

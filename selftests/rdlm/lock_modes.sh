@@ -5,6 +5,9 @@
 # the compatibility matrix says, from the holder's node (another process)
 # and from another node. Then the request flags on node 1: ALTPR, NOORDER,
 # EXPEDITE, HEADQUE, and the up-conversion rules (CONVDEADLK, NODLCKWT).
+# On an engine that converts a word in place (central), fs/dlm's
+# up-conversion across nodes: PR to EX waits for the other node's PR, a
+# second one is refused (-EDEADLK) or waits (NODLCKWT) and is cancelled.
 # Last, blocking callbacks reach the holders: node 1 holds a name in PR,
 # then EX, and keeps it until it is told that someone waits; node 2 asks
 # for EX after node 1's grant and must get it (a holder granted before
@@ -15,7 +18,8 @@
 # module's table. Where rdlm is stricter than fs/dlm it says so: a lock
 # word has two engine modes, so across nodes CR and PR take it shared and
 # CW, PW and EX exclusive (CR-CW, CR-PW and CW-CW wait), and on this node a
-# CR hold of a shared word does not cover CW or PW. The exclusive-only
+# CR hold of a shared word does not cover CW or PW (except where the
+# engine makes a word exclusive in place: central). The exclusive-only
 # engines (dqnl, dqnl-sf) take every word exclusive: exact fs/dlm on one
 # node, nothing shared across nodes.
 #
@@ -95,6 +99,12 @@ for ls in $LSS; do
 		# CR's shared word does not cover CW or PW
 		local_wants=("G G G G G G" "G G G - - -" "G G - G - -"
 			     "G G G - - -" "G G - - - -" "G - - - - -")
+		if [ "$engine" = central ]; then
+			# the word is made exclusive in place: fs/dlm's matrix
+			shared=2
+			local_wants=("G G G G G G" "G G G G G -" "G G - G - -"
+				     "G G G - - -" "G G - - - -" "G - - - - -")
+		fi
 		# CR and PR share words, CW, PW and EX do not
 		remote_wants=("G G G G G G" "G G G - - -" "G - - - - -"
 			      "G G G - - -" "G - - - - -" "G - - - - -")
@@ -120,6 +130,30 @@ for ls in $LSS; do
 			fail "$ls: request flags"
 		echo "$ls: ALTPR, NOORDER, EXPEDITE, HEADQUE, $([ $shared = 1 ] &&
 			echo CONVDEADLK || echo NODLCKWT): as expected"
+	fi
+	if [ $shared = 2 ]; then
+		uc=$TMP/upconv-$ls
+		mkdir "$uc"
+		if [ "$ME" -le 2 ]; then
+			./mode_helper upconv "$ls" "upconv-$ls" \
+				"$([ "$ME" = 1 ] && echo a || echo b)" "$uc" \
+				>"$uc.out" 2>&1 &
+			UPCONV=$!
+			wait_file "$uc/held"
+		fi
+		barrier "$ls-upconv-held"
+		if [ "$ME" = 1 ]; then
+			touch "$uc/go"
+			wait_file "$uc/waiting"
+		fi
+		barrier "$ls-upconv-waiting"
+		[ "$ME" = 2 ] && touch "$uc/go"
+		if [ "$ME" -le 2 ]; then
+			wait "$UPCONV" ||
+				fail "$ls: up-conversion across nodes: $(cat "$uc.out")"
+			echo "$ls: PR to EX across nodes, deadlock, NODLCKWT, cancel: as expected"
+		fi
+		barrier "$ls-upconv-done"
 	fi
 	for held in PR EX; do
 		name=told-$ls-$held

@@ -7,6 +7,7 @@
  *        mode_helper told LS NAME MODE FILE
  *        mode_helper try LS NAME MODE=WANT...
  *        mode_helper flags LS PREFIX SHARED
+ *        mode_helper upconv LS NAME a|b DIR
  *
  * hold takes NAME in MODE (waiting up to 60 s), creates FILE and waits to
  * be killed. told takes NAME in MODE, creates FILE, waits up to 120 s
@@ -25,7 +26,15 @@
  * waits demoted with CONVDEADLK; with SHARED=0 two PR holders converting
  * up block each other: the second is refused with -EDEADLK, or waits with
  * NODLCKWT, and both are told; cancelling one lets the other in once it
- * goes down. Exit 0 when every answer was right.
+ * goes down; with SHARED=2 (the engine converts a shared word in place)
+ * as with 0. Exit 0 when every answer was right.
+ *
+ * upconv is fs/dlm's up-conversion across two nodes, one side each (an
+ * engine that converts a word in place): both hold NAME in PR (DIR/held).
+ * After DIR/go, a converts to EX, which waits (DIR/waiting). After DIR/go
+ * on its node, b, told of a's conversion, converts too: -EDEADLK, still
+ * PR; with NODLCKWT it waits and a is told; b cancels (still PR) and goes
+ * down to NL; a gets EX, not demoted.
  */
 #include <errno.h>
 #include <poll.h>
@@ -362,6 +371,90 @@ static void flag_nodlckwt(const char *ls, const char *name)
 	rdlm_close(a);
 }
 
+static void touch(const char *dir, const char *file)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "w");
+	if (!f)
+		exit(1);
+	fclose(f);
+}
+
+/* Wait up to 60 s for @dir/@file. */
+static void wait_for(const char *dir, const char *file)
+{
+	char path[256];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	for (i = 0; i < 600 && access(path, F_OK); i++)
+		usleep(100000);
+	if (access(path, F_OK)) {
+		fprintf(stderr, "mode_helper: %s did not appear\n", path);
+		exit(1);
+	}
+}
+
+static void upconv_a(int fd, uint32_t lkid, const char *dir)
+{
+	struct rdlm_event ev;
+
+	CHECK(!rdlm_convert(fd, lkid, RDLM_LOCK_EX, RDLM_LKF_ASYNC, 0, NULL),
+	      "a: PR to EX");
+	CHECK(quiet(fd), "a: EX granted next to b's PR");
+	touch(dir, "waiting");
+	CHECK(event(fd, &ev) == RDLM_EV_BLOCKING && ev.mode == RDLM_LOCK_EX,
+	      "a told of b's conversion: type %u mode %u", ev.type, ev.mode);
+	CHECK(completion(fd, &ev) == RDLM_EV_COMPLETION && !ev.status &&
+	      ev.mode == RDLM_LOCK_EX && !(ev.sb_flags & RDLM_SBF_DEMOTED),
+	      "a: type %u status %d mode %u flags %#x", ev.type, ev.status,
+	      ev.mode, ev.sb_flags);
+}
+
+static void upconv_b(int fd, uint32_t lkid)
+{
+	struct rdlm_lock_info info;
+	struct rdlm_event ev;
+	int ret;
+
+	CHECK(event(fd, &ev) == RDLM_EV_BLOCKING && ev.mode == RDLM_LOCK_EX,
+	      "b told of a's conversion: type %u mode %u", ev.type, ev.mode);
+	ret = rdlm_convert(fd, lkid, RDLM_LOCK_EX, 0, 0, NULL);
+	CHECK(ret == -EDEADLK, "b: PR to EX while a's waits: %d", ret);
+	CHECK(!rdlm_lock_info(fd, lkid, &info) &&
+	      info.state == RDLM_LKS_GRANTED && info.mode == RDLM_LOCK_PR,
+	      "b after -EDEADLK: state %u mode %u", info.state, info.mode);
+	CHECK(!rdlm_convert(fd, lkid, RDLM_LOCK_EX,
+			    RDLM_LKF_NODLCKWT | RDLM_LKF_ASYNC, 0, NULL),
+	      "b: PR to EX with NODLCKWT");
+	CHECK(quiet(fd), "b: EX granted next to a's PR");
+	CHECK(!rdlm_cancel(fd, lkid), "b: cancel");
+	CHECK(completion(fd, &ev) == RDLM_EV_COMPLETION &&
+	      ev.status == -RDLM_ECANCEL && ev.mode == RDLM_LOCK_PR,
+	      "b cancelled: type %u status %d mode %u", ev.type, ev.status,
+	      ev.mode);
+	CHECK(!rdlm_convert(fd, lkid, RDLM_LOCK_NL, 0, 0, NULL), "b: to NL");
+}
+
+static int do_upconv(const char *ls, const char *name, const char *role,
+		     const char *dir)
+{
+	int fd = open_ls(ls);
+	uint32_t lkid = lock_now(fd, name, RDLM_LOCK_PR, 0);
+
+	touch(dir, "held");
+	wait_for(dir, "go");
+	if (!strcmp(role, "a"))
+		upconv_a(fd, lkid, dir);
+	else
+		upconv_b(fd, lkid);
+	rdlm_close(fd);
+	return failed;
+}
+
 static void do_flags(const char *ls, const char *prefix, int shared)
 {
 	char name[64];
@@ -371,7 +464,7 @@ static void do_flags(const char *ls, const char *prefix, int shared)
 	snprintf(name, sizeof(name), "%s-order", prefix);
 	flag_order(ls, name);
 	snprintf(name, sizeof(name), "%s-convert", prefix);
-	if (shared)
+	if (shared == 1)
 		flag_convdeadlk(ls, name);
 	else
 		flag_nodlckwt(ls, name);
@@ -387,12 +480,15 @@ int main(int argc, char **argv)
 		do_try(argv[2], argv[3], argc - 4, argv + 4);
 		return failed;
 	}
+	if (argc == 6 && !strcmp(argv[1], "upconv"))
+		return do_upconv(argv[2], argv[3], argv[4], argv[5]);
 	if (argc == 5 && !strcmp(argv[1], "flags")) {
 		do_flags(argv[2], argv[3], atoi(argv[4]));
 		return failed;
 	}
 	fprintf(stderr, "usage: mode_helper hold|told LS NAME MODE FILE\n"
 		"       mode_helper try LS NAME MODE=WANT...\n"
-		"       mode_helper flags LS PREFIX SHARED\n");
+		"       mode_helper flags LS PREFIX SHARED\n"
+		"       mode_helper upconv LS NAME a|b DIR\n");
 	return 2;
 }

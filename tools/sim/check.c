@@ -967,7 +967,7 @@ static struct rdlm_req *central_held(u8 mode, u32 from, u64 now)
 /*
  * In-place conversion, shared to exclusive: fs/dlm's order (before every
  * waiter, granted when alone), deadlock refused or waited for (NODLCKWT),
- * cancel, NOQUEUE, a lost answer asked again; and holds without a lease.
+ * cancel, NOQUEUE, a lost answer asked again; exclusive to shared at once.
  */
 static void t_central_convert(void)
 {
@@ -1052,13 +1052,22 @@ static void t_central_convert(void)
 	CHECK(a->mode == RDLM_MODE_EX);
 	deliver(&E, &lk, 1, 260);	/* sent again: stale */
 	CHECK(!find(RDLM_ACT_GRANT, 0));
-	/* a unlocks: c granted; NOQUEUE conversion next to d: -EAGAIN */
+	/* a goes down to shared at once: c, waiting for shared, comes in */
+	o = O(270);
+	CHECK(E.ops->convert(&E, a, RDLM_MODE_SH, 0, &o) == 0 &&
+	      a->mode == RDLM_MODE_SH && cap.n == 1);
+	lk = sent(CL_CONVERT_TYPE);
+	deliver(&H, &lk, 0, 280);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 1);
+	lk = sent(RDLM_MSG_GRANT);
+	CHECK(lk.msg.reqid == rdlm_req_id(c));
+	deliver(&E, &lk, 1, 290);
+	/* a unlocks; NOQUEUE conversion of c next to d: -EAGAIN */
 	o = O(300);
 	E.ops->unlock(&E, a, &o);
 	lk = sent(RDLM_MSG_UNLOCK);
 	deliver(&H, &lk, 0, 310);
-	lk = sent(RDLM_MSG_GRANT);
-	deliver(&E, &lk, 1, 320);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 0);
 	d = central_held(RDLM_MODE_SH, 2, 330);
 	o = O(400);
 	CHECK(E.ops->convert(&E, c, RDLM_MODE_EX, RDLM_RF_NOQUEUE, &o) == 0);
@@ -1077,9 +1086,30 @@ static void t_central_convert(void)
 	deliver(&H, &cv, 2, 2 * LEASE + 600);
 	lk = sent(CL_CONVERT_TYPE + 1);
 	CHECK((int)(s64)lk.msg.arg == -ENOLCK);
-	/* only shared to exclusive */
+	/* shared to shared is no conversion */
 	o = O(600);
 	CHECK(E.ops->convert(&E, c, RDLM_MODE_SH, 0, &o) == -EOPNOTSUPP);
+	/* a cancel that crosses its GRANT is no down-conversion */
+	a = central_held(RDLM_MODE_SH, 0, 3 * LEASE);
+	o = O(3 * LEASE + 10);
+	CHECK(E.ops->convert(&E, a, RDLM_MODE_EX, 0, &o) == 0);
+	cv = sent(CL_CONVERT_TYPE);
+	deliver(&H, &cv, 0, 3 * LEASE + 20);
+	lk = sent(RDLM_MSG_GRANT);
+	CHECK(lk.msg.mode == RDLM_MODE_EX);
+	o = O(3 * LEASE + 30);
+	CHECK(E.ops->convert(&E, a, RDLM_MODE_SH, 0, &o) == 0);
+	cv = sent(CL_CONVERT_TYPE);
+	deliver(&H, &cv, 0, 3 * LEASE + 40);
+	CHECK(cap.n == 0);
+	deliver(&E, &lk, 1, 3 * LEASE + 50);
+	CHECK(a->mode == RDLM_MODE_EX);
+	b = mkreq(RDLM_MODE_SH, 1);
+	o = O(3 * LEASE + 60);
+	E.ops->lock(&E, b, &o);
+	lk = sent(RDLM_MSG_LOCK);
+	deliver(&H, &lk, 3, 3 * LEASE + 70);
+	CHECK(count_msgs(RDLM_MSG_GRANT) == 0);
 	rdlm_engine_fini(&H);
 	rdlm_engine_fini(&E);
 }
@@ -1559,7 +1589,7 @@ int main(int argc, char **argv)
 		{ "bakery: cancel, fabric errors, stale timers", t_bk_cancel_and_errors },
 		{ "central: FIFO, shared batch, blocking, leases, busy, trylock, stale", t_central },
 		{ "central: a dead node's waiting entries leave the home's queue", t_central_member_down },
-		{ "central: in-place conversion: order, deadlock, NODLCKWT, cancel, NOQUEUE, lost answers", t_central_convert },
+		{ "central: in-place conversion: order, deadlock, NODLCKWT, cancel, NOQUEUE, lost answers, down", t_central_convert },
 		{ "central: no_lease: holds without a lease; bakery refuses it", t_central_no_lease },
 		{ "dqnl: uncontended acquire and release, one CAS each", t_dq_uncontended },
 		{ "dqnl: successor notice, blocking notice, handover", t_dq_handover },
