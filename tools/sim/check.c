@@ -1212,6 +1212,7 @@ static void sim_cfg_faulty(struct sim_cfg *c, const struct rdlm_engine_ops *ops)
 	c->crashes = 1;
 	c->pauses = 6;
 	c->pause_len = 1000000;		/* 1 ms, five leases */
+	c->convert_pct = 25;		/* central: conversions in place */
 	c->delay_pct = 5;
 	c->delay_max = 20000;
 	c->err_timeout = 50000;
@@ -1223,7 +1224,7 @@ static void sim_cfg_faulty(struct sim_cfg *c, const struct rdlm_engine_ops *ops)
 static int run_seeds(const char *name, struct sim_cfg *c, int nseeds)
 {
 	u64 viol = 0, stuck = 0, grants = 0, resets = 0, zr = 0, lost = 0;
-	u64 ovf = 0, fails = 0, restarts = 0;
+	u64 ovf = 0, fails = 0, restarts = 0, converts = 0, unconv = 0;
 	struct sim_result res;
 	int i, bad = 0;
 
@@ -1242,6 +1243,8 @@ static int run_seeds(const char *name, struct sim_cfg *c, int nseeds)
 		ovf += res.overflows;
 		fails += res.fails;
 		restarts += res.restarts;
+		converts += res.converts;
+		unconv += res.unconverted;
 		if (res.violations || res.fifo_violations || res.stuck ||
 		    res.mbox_lost || res.mbox_errors || res.grants < c->nops ||
 		    (c->restart_delay && !res.restarts)) {
@@ -1263,12 +1266,17 @@ static int run_seeds(const char *name, struct sim_cfg *c, int nseeds)
 		if (only_seed)
 			break;
 	}
-	printf("# %s: %d seeds, %llu grants, %llu fails, %llu leases lost, %llu resets, %llu zero resets, %llu overflows, %llu restarts, %llu violations\n",
+	printf("# %s: %d seeds, %llu grants, %llu fails, %llu leases lost, %llu resets, %llu zero resets, %llu overflows, %llu restarts, %llu violations",
 	       name, only_seed ? 1 : nseeds, (unsigned long long)grants,
 	       (unsigned long long)fails, (unsigned long long)lost,
 	       (unsigned long long)resets, (unsigned long long)zr,
 	       (unsigned long long)ovf, (unsigned long long)restarts,
 	       (unsigned long long)viol);
+	if (converts || unconv)
+		printf(", %llu conversions, %llu refused or cancelled",
+		       (unsigned long long)converts,
+		       (unsigned long long)unconv);
+	putchar('\n');
 	return bad;
 }
 

@@ -73,11 +73,15 @@ struct ev {
 
 enum { SR_IDLE = 0, SR_WAIT, SR_HELD, SR_REL };
 
+/* a held request's conversion (cfg->convert_pct) */
+enum { CV_NONE = 0, CV_WAIT, CV_CANCEL, CV_UP, CV_DONE };
+
 struct sreq {
 	u32 node, client;
 	u32 word;
 	u8 mode;
 	u8 state;
+	u8 conv;	/* CV_* */
 	u8 phase;	/* 0 shared, 1 update-read, 2 exclusive */
 	bool told_lost;
 	bool enq;
@@ -577,6 +581,16 @@ static void apply_exec(struct sim *s, struct ev *e)
 
 static void client_next(struct sim *s, u32 node, u32 ci, u64 delay);
 
+static void client_release_at(struct sim *s, u32 nid, u32 ci,
+			      struct rdlm_req *req, u64 delay)
+{
+	struct ev *e = ev_new(s, EV_RELEASE, s->now + delay, nid);
+
+	e->client = ci;
+	e->req = req;
+	ev_push(s, e);
+}
+
 static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
 {
 	struct sim *s = out->priv;
@@ -619,6 +633,20 @@ static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
 		break;
 	case RDLM_ACT_GRANT:
 		tr(s, nid, 11, r->word, a->mode, a->lease_end);
+		if (r->state == SR_HELD &&
+		    (r->conv == CV_WAIT || r->conv == CV_CANCEL) &&
+		    a->mode == RDLM_MODE_EX) {
+			/* converted in place: exclusive from now on */
+			r->conv = CV_UP;
+			r->phase = 2;
+			r->lease_end = a->lease_end;
+			if (counts(s, r))
+				check_holders(s, r);
+			s->res->converts++;
+			client_release_at(s, nid, r->client, a->req,
+					  n->clients[r->client].hold);
+			break;
+		}
 		if (r->state != SR_WAIT) {
 			violation(s, false, "grant of a request not waiting",
 				  nid, nid, r->word);
@@ -640,11 +668,9 @@ static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
 			if (wt > s->res->max_wait)
 				s->res->max_wait = wt;
 		}
-		e = ev_new(s, EV_RELEASE, s->now + n->clients[r->client].hold,
-			   nid);
-		e->client = r->client;
-		e->req = a->req;
-		ev_push(s, e);
+		r->conv = CV_NONE;
+		client_release_at(s, nid, r->client, a->req,
+				  n->clients[r->client].hold);
 		break;
 	case RDLM_ACT_FAIL:
 		tr(s, nid, 12, r->word, (u64)(-a->err), 0);
@@ -668,6 +694,10 @@ static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
 		if (a->notice == RDLM_NOTICE_LOST) {
 			r->told_lost = true;
 			s->res->lost++;
+		} else if (a->notice == RDLM_NOTICE_UNCONVERTED) {
+			r->conv = CV_DONE;
+			s->res->unconverted++;
+			client_release_at(s, nid, r->client, a->req, 1);
 		} else if (a->notice == RDLM_NOTICE_UPGRADED &&
 			   r->state == SR_HELD) {
 			r->phase = 2;
@@ -873,6 +903,59 @@ static void client_start(struct sim *s, u32 nid, u32 ci)
 	tr(s, nid, 6, r->word, c->mode, req->idx);
 }
 
+/*
+ * Engines with ->convert: a shared hold is sometimes converted to
+ * exclusive first (with NODLCKWT or not), cancelled if that takes too
+ * long, and sometimes converted back down before its release. True when
+ * the release waits for that.
+ */
+static bool client_convert(struct sim *s, u32 nid, u32 ci, struct sreq *r,
+			   struct rdlm_req *req)
+{
+	struct node *n = &s->nodes[nid];
+	struct rdlm_out out;
+	u8 flags;
+
+	if (!s->cfg->convert_pct || !n->eng.ops->convert || r->told_lost)
+		return false;
+	switch (r->conv) {
+	case CV_NONE:
+		if (r->phase || rnd(s) % 100 >= s->cfg->convert_pct)
+			return false;
+		flags = rnd(s) & 1 ? RDLM_RF_NODLCKWT : 0;
+		out = mkout(s, nid);
+		if (n->eng.ops->convert(&n->eng, req, RDLM_MODE_EX, flags,
+					&out))
+			return false;
+		r->conv = CV_WAIT;
+		/* patience: then cancel (the next release event) */
+		client_release_at(s, nid, ci, req,
+				  4 * n->clients[ci].hold + 20 * s->cfg->rtt_send);
+		return true;
+	case CV_WAIT:
+		out = mkout(s, nid);
+		if (!n->eng.ops->convert(&n->eng, req, RDLM_MODE_SH, 0, &out))
+			r->conv = CV_CANCEL;
+		return true;
+	case CV_CANCEL:
+		return true;
+	case CV_UP:
+		r->conv = CV_DONE;
+		if (rnd(s) & 1)
+			return false;
+		/* shared again at once: others may come in from now on */
+		r->phase = 0;
+		out = mkout(s, nid);
+		if (n->eng.ops->convert(&n->eng, req, RDLM_MODE_SH, 0, &out))
+			violation(s, false, "down-conversion refused", nid,
+				  nid, r->word);
+		client_release_at(s, nid, ci, req, n->clients[ci].hold);
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void client_release(struct sim *s, u32 nid, u32 ci, struct rdlm_req *req)
 {
 	struct node *n = &s->nodes[nid];
@@ -881,6 +964,8 @@ static void client_release(struct sim *s, u32 nid, u32 ci, struct rdlm_req *req)
 	struct rdlm_out out;
 
 	if (c->cur != r || r->state != SR_HELD)
+		return;
+	if (client_convert(s, nid, ci, r, req))
 		return;
 	tr(s, nid, 7, r->word, 0, 0);
 	r->state = SR_REL;

@@ -72,6 +72,8 @@ struct sim_cfg {
 	bool oltp;		/* Filebench-OLTP-like mix (bench.c) */
 	bool server_node0;	/* node 0 serves only: no clients */
 	u32 req_pool;		/* engine requests per node, 0 = 4 x clients */
+	u32 convert_pct;	/* engines with ->convert: % of shared holds
+				 * converted to exclusive before release */
 };
 
 struct sim_result {
@@ -99,6 +101,8 @@ struct sim_result {
 	u64 cascade_t0;		/* cascade: when the first holder released */
 	u64 reads;		/* grants of shared requests */
 	u64 restarts;		/* crashed nodes that came back */
+	u64 converts;		/* shared holds converted to exclusive */
+	u64 unconverted;	/* conversions refused or cancelled */
 };
 
 void sim_default_cfg(struct sim_cfg *cfg);
