@@ -872,6 +872,13 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 			if (lkb->grmode <= RDLM_LOCK_NL)
 				continue;
 			holders = true;
+			/*
+			 * Granted (or converted) after the engine said that
+			 * someone waits for the word: it is told too, or a
+			 * caller that caches it would keep the word forever.
+			 */
+			if (s->remote_waiting)
+				rdlm_queue_bast(lkb, RDLM_LOCK_EX);
 			if (rdlm_engine_mode(lkb->grmode) == RDLM_MODE_EX)
 				ex_held = true;
 		}
