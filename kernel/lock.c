@@ -901,7 +901,7 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 		rdlm_slot_upgrade_cancel(ls, s);
 	/* and an exclusive hold only shared locks need, down at once */
 	if (holders && !ex_held && need == RDLM_MODE_SH && !reclaim &&
-	    !s->pinned)
+	    !s->pinned && !s->lvb_puts)
 		rdlm_slot_downgrade(ls, s);
 	need = max(need, reclaim_need);
 	if ((s->state == RDLM_SLOT_ACQUIRING && !waiters && !holders) ||

@@ -875,6 +875,9 @@ static void cl_fail_at(struct rdlm_engine *eng, u32 node, bool held,
 			cl_send_convert(eng, req, out, RDLM_MODE_EX);
 			if (c->conv_cancel)
 				cl_send_convert(eng, req, out, RDLM_MODE_SH);
+		} else if (c->phase == CL_HELD && req->mode == RDLM_MODE_SH) {
+			/* a down-conversion may be lost: the home ignores a repeat */
+			cl_send_convert(eng, req, out, RDLM_MODE_SH);
 		}
 	}
 }
