@@ -167,11 +167,13 @@ void rdlm_queue_ast(struct rdlm_lkb *lkb, int status, u32 sbflags,
 	rdlm_queue_cb(lkb, RDLM_CB_AST);
 }
 
+/* As fs/dlm's highbast: once per mode, again only for a stronger one. */
 static void rdlm_queue_bast(struct rdlm_lkb *lkb, int mode)
 {
-	if (lkb->bast_sent || !lkb->bast || lkb->grmode <= RDLM_LOCK_NL)
+	if (lkb->bast_mode >= mode || !lkb->bast ||
+	    lkb->grmode <= RDLM_LOCK_NL)
 		return;
-	lkb->bast_sent = true;
+	lkb->bast_mode = mode;
 	lkb->cb_bast_mode = mode;
 	lkb->cb_bast = lkb->bast;
 	lkb->cb_bast_arg = lkb->bast_arg;
@@ -711,7 +713,7 @@ static void rdlm_lkb_grant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
 		list_add_tail(&lkb->gr_entry, &res->granted);
 	lkb->grmode = mode;
 	lkb->state = RDLM_LKB_GRANTED;
-	lkb->bast_sent = false;
+	lkb->bast_mode = -1;
 	if (mode > RDLM_LOCK_NL) {
 		if (s->local_grants++)
 			ls->st.local_grants++;
@@ -1477,7 +1479,7 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 					   lksb->lvb, flags & RDLM_LKF_IVVALBLK);
 		rdlm_lkb_set_cbs(lkb, ast, arg, bast, bast_arg);
 		lkb->grmode = mode;
-		lkb->bast_sent = false;
+		lkb->bast_mode = -1;
 		lkb->lksb = lksb;
 		ls->st.requests++;
 		ls->st.grants++;
@@ -1521,7 +1523,7 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 	lkb->lksb = lksb;
 	lkb->state = RDLM_LKB_CONVERTING;
 	s->upgrade_refused = false;	/* a new request may try again */
-	lkb->bast_sent = false;
+	lkb->bast_mode = -1;
 	if (demote && (flags & RDLM_LKF_CONVDEADLK)) {
 		lkb->grmode = RDLM_LOCK_NL;
 		lkb->demoted = true;
@@ -1581,6 +1583,7 @@ static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
 	lkb->grmode = -1;
 	lkb->rqmode = -1;
 	lkb->prev_grmode = -1;
+	lkb->bast_mode = -1;
 	lkb->lksb = lksb;
 	lkb->ast = ast;
 	lkb->arg = arg;

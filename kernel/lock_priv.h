@@ -132,7 +132,7 @@ struct rdlm_lkb {
 	struct list_head put_entry;	/* &rdlm_slot.put_waiters */
 	u8 lvb_got;		/* chunks of the LVB arrived */
 	bool lvb_on_peek;	/* ... waits for its word's peek instead */
-	bool bast_sent;		/* coalescing: cleared on convert */
+	s8 bast_mode;		/* strongest told since granted, or -1 */
 	bool lost;
 	struct list_head gr_entry;	/* res->granted, while grmode >= 0 */
 	struct list_head wt_entry;	/* res->waiting, while rqmode >= 0 */
