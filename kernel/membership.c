@@ -102,7 +102,6 @@ static void rdlm_memb_recover_due(struct rdlm_lockspace *ls, u64 force)
 			rdlm_ls_call_member_down(ls, i, ls->memb_epoch);
 		ls->memb_recoveries++;
 		rdlm_ls_unlock(ls);
-		rdlm_memb_slot(ls, ls->members[i]);
 	}
 	if (rearm)
 		mod_delayed_work(ls->wq, &ls->memb_work,
@@ -221,6 +220,13 @@ int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf)
 				ls->name, ls->members[i], epoch,
 				ls->memb_grace_ms);
 			rdlm_fabric_ls_fence(ls->fls, ls->members[i], true);
+			/*
+			 * Before any of its locks goes to another node, here
+			 * or at a home whose grace ends first: what a journal
+			 * covers must not be read before the replay (fs/dlm
+			 * calls recover_slot before it grants again).
+			 */
+			rdlm_memb_slot(ls, ls->members[i]);
 			ls->memb_departed |= bit;
 			ls->memb_pending |= bit;
 			ls->memb_due[i] = jiffies +

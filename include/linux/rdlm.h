@@ -59,8 +59,10 @@ struct rdlm_lksb {
  * @recover_prep: the membership changes and some node departed, or this
  *	node lost quorum (then its locks are reported lost and the lockspace
  *	stops): what depends on other nodes' locks waits
- * @recover_slot: the locks of departed node @nodeid were recovered: others
- *	may be granted what it held; replay its journal now
+ * @recover_slot: node @nodeid departed: none of its locks has gone to
+ *	another node yet; they do once it is fenced (after the recovery
+ *	grace, or a fence acknowledgment). Replay its journal (under its
+ *	journal's lock, granted then)
  * @recover_done: the membership @nodeids (@nr of them, ascending) of
  *	@epoch is in force and no departed node waits for recovery
  *

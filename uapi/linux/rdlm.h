@@ -263,7 +263,7 @@ struct rdlm_ls_stats {
 #define RDLM_EV_BLOCKING	2	/* a request waits for a mode you block */
 /* Membership events, with RDLM_JOIN_RECOVERY (Documentation/membership.rst) */
 #define RDLM_EV_RECOVER_PREP	3	/* a node departed, or quorum lost */
-#define RDLM_EV_RECOVER_SLOT	4	/* node @user's locks were recovered */
+#define RDLM_EV_RECOVER_SLOT	4	/* node @user departed: recover it */
 #define RDLM_EV_RECOVER_DONE	5	/* epoch @user with @mode members */
 
 /**
