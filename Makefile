@@ -2,6 +2,7 @@
 # Out-of-tree build of rdlm.ko against Debian's 6.1 headers.
 #
 #   make                 build rdlm.ko and rdlm_torture.ko (the API's torture test)
+#                        and ocfs2_stack_rdlm.ko (OCFS2 over rdlm)
 #   make W=1 / make C=1  extra warnings / sparse, as kbuild defines them
 #   make checkpatch      checkpatch.pl --strict on every kernel source
 #   make clean
@@ -30,6 +31,7 @@ checkpatch:
 clean:
 	rm -f rdlm.ko rdlm.mod rdlm.mod.c rdlm.o Module.symvers modules.order
 	rm -f rdlm_torture.ko rdlm_torture.mod rdlm_torture.mod.c rdlm_torture.o
+	rm -f ocfs2_stack_rdlm.ko ocfs2_stack_rdlm.mod ocfs2_stack_rdlm.mod.c ocfs2_stack_rdlm.o
 	find . \( -path ./build -o -path ./.git \) -prune -o -type f \( -name '*.o' -o -name '.*.cmd' \
 		-o -name '*.d' \) -print | xargs rm -f
 

@@ -573,6 +573,23 @@ void rdlm_lockspace_put(struct rdlm_lockspace *ls)
 EXPORT_SYMBOL_GPL(rdlm_lockspace_put);
 
 /**
+ * rdlm_lockspace_this_node() - this node's id in a lockspace
+ * @ls: lockspace from rdlm_lockspace_find()
+ *
+ * The id is the one configured for this node (configfs nodes/NAME/nodeid
+ * with local set), the one membership events (&struct rdlm_lockspace_ops)
+ * name other nodes by: a cluster file system uses it as its node number.
+ *
+ * Context: any context.
+ * Return: the node id, 1..RDLM_MAX_NODEID.
+ */
+u32 rdlm_lockspace_this_node(struct rdlm_lockspace *ls)
+{
+	return ls->members[ls->self];
+}
+EXPORT_SYMBOL_GPL(rdlm_lockspace_this_node);
+
+/**
  * rdlm_lockspace_may_join() - may the current task use @ls through /dev/rdlm?
  * @ls: lockspace
  *

@@ -97,6 +97,7 @@ int rdlm_release_lockspace(struct rdlm_lockspace *ls, bool force);
 int rdlm_lockspace_find(const char *name, struct rdlm_lockspace **lsp);
 void rdlm_lockspace_put(struct rdlm_lockspace *ls);
 u32 rdlm_lockspace_lvb_len(struct rdlm_lockspace *ls);
+u32 rdlm_lockspace_this_node(struct rdlm_lockspace *ls);
 void rdlm_lockspace_watch(struct rdlm_lockspace *ls, struct rdlm_watch *w,
 			  const struct rdlm_lockspace_ops *ops, void *arg);
 void rdlm_lockspace_unwatch(struct rdlm_lockspace *ls, struct rdlm_watch *w);
