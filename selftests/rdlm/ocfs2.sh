@@ -1,0 +1,196 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# OCFS2 over rdlm (ocfs2_stack_rdlm.ko, Documentation/ocfs2.rst), on the
+# test cluster's shared disk (/dev/vda, serial rdlm-shared), 2 or 3 nodes:
+#  - every node configures rdlm with one lockspace named after the file
+#    system's cluster name (OCFS2_LS, engine OCFS2_ENGINE, default dqnl);
+#  - node 1 formats the disk with mkfs.ocfs2 (cluster stack "pcmk", the
+#    label ocfs2-tools accepts; stackglue hands every label but "o2cb" to
+#    the plugin registered as "user", ours), every node mounts it;
+#  - every node at once creates, appends to, renames and deletes files in
+#    a shared directory and in its own; node 1 also unpacks a piece of
+#    linux-source-6.1 (Documentation/filesystems) into the file system;
+#  - every node reads back what the others wrote (content and size), the
+#    shared directory lists alike on every node, nodes 2.. check node 1's
+#    source tree against its checksums;
+#  - every node unmounts; node 1 runs fsck.ocfs2 -fn: clean.
+# The wall time of the concurrent workload is printed.
+. ./lib.sh
+. ./fabric_lib.sh
+require_root
+need_cluster 2
+O2_KO=${O2_KO:-$PWD/ocfs2_stack_rdlm.ko}
+DISK=${OCFS2_DISK:-/dev/vda}
+LS=${OCFS2_LS:-rdlmocfs2}
+ENGINE=${OCFS2_ENGINE:-dqnl}
+STACK=pcmk
+MNT=/run/rdlm-ocfs2
+FILES=${OCFS2_FILES:-20}
+SRC=/usr/src/linux-source-6.1.tar.xz
+SRC_PART=linux-source-6.1/Documentation/filesystems
+
+command -v mkfs.ocfs2 >/dev/null && command -v fsck.ocfs2 >/dev/null ||
+	{ echo "SKIP: ocfs2-tools are not installed (tools/setup)"; exit $ksft_skip; }
+[ -f "$O2_KO" ] || { echo "SKIP: $O2_KO not built"; exit $ksft_skip; }
+[ -f "$SRC" ] || { echo "SKIP: $SRC missing (tools/setup)"; exit $ksft_skip; }
+modprobe virtio_blk 2>/dev/null
+for ((i = 0; i < 50; i++)); do
+	[ -b "$DISK" ] && break
+	sleep 0.1
+done
+[ -b "$DISK" ] || { echo "SKIP: no shared disk $DISK"; exit $ksft_skip; }
+modprobe ocfs2 ||
+	{ echo "SKIP: cannot load ocfs2 (CONFIG_OCFS2_FS)"; exit $ksft_skip; }
+if grep -q "^ocfs2_stack_user " /proc/modules; then
+	rmmod ocfs2_stack_user ||
+		{ echo "SKIP: ocfs2_stack_user is loaded and busy"; exit $ksft_skip; }
+fi
+
+CONF=$(mktemp /tmp/ocfs2-rdlm.XXXXXX.conf)
+grep "^node " "$REPO/tools/cluster/cluster.conf" >"$CONF"
+# no leases: OCFS2 holds its locks for as long as it caches what they cover
+echo "lockspace $LS members=all engine=$ENGINE atomic_mode=nic table_size=65536 mailbox_slots=256" >>"$CONF"
+fabric_test ocfs2 "$CONF"
+
+ocfs2_cleanup()
+{
+	local rc=$?
+
+	mountpoint -q $MNT && umount $MNT
+	grep -q "^ocfs2_stack_rdlm " /proc/modules && rmmod ocfs2_stack_rdlm
+	(exit $rc)
+	fabric_cleanup
+}
+trap ocfs2_cleanup EXIT
+
+rdlm_loaded && rdlm_reset
+kmsg_mark
+rdlm_load
+"$CONFIGURE" -f "$CONF" up || fail "configure"
+st "wait $LS 90"
+insmod "$O2_KO" || fail "insmod $O2_KO"
+echo $STACK >/sys/fs/ocfs2/cluster_stack || fail "cluster_stack $STACK"
+# umount asks ocfs2_hb_ctl to leave the o2cb heartbeat group: not ours
+echo /bin/true >/proc/sys/fs/ocfs2/nm/hb_ctl_path
+barrier ocfs2-ready 300
+
+if [ "$ME" = 1 ]; then
+	mkfs.ocfs2 -F -q -b 4K -C 4K -N "$NODES" -L rdlm-ocfs2 \
+		--cluster-stack=$STACK --cluster-name="$LS" "$DISK" ||
+		fail "mkfs.ocfs2"
+	sync
+fi
+barrier ocfs2-mkfs 300
+
+mkdir -p $MNT
+# -i: mount.ocfs2 would look for a userspace cluster daemon; the kernel
+# needs only the stack label, which must match the disk's
+mount -i -t ocfs2 -o cluster_stack=$STACK "$DISK" $MNT || fail "mount"
+echo "node$ME: mounted: $(grep " $MNT " /proc/mounts)"
+barrier ocfs2-mounted 300
+[ "$ME" = 1 ] && { mkdir $MNT/shared || fail "mkdir shared"; }
+barrier ocfs2-shared 120
+
+# expected content of file I of node N
+content()
+{
+	printf 'node%s file %s\n' "$1" "$2"
+	seq "$2" $(($2 * 40))
+	printf 'appended by node%s\n' "$1"
+}
+
+workload()
+{
+	local dir i
+
+	for dir in $MNT/shared $MNT/own$ME; do
+		mkdir -p "$dir" || return 1
+		for ((i = 1; i <= FILES; i++)); do
+			{ printf 'node%s file %s\n' "$ME" $i; seq $i $((i * 40)); } \
+				>"$dir/n$ME.new$i" || return 1
+			printf 'appended by node%s\n' "$ME" >>"$dir/n$ME.new$i" ||
+				return 1
+			mv "$dir/n$ME.new$i" "$dir/n$ME.f$i" || return 1
+			if ((i % 3 == 0)); then
+				rm "$dir/n$ME.f$i" || return 1
+			fi
+		done
+		ls -l "$dir" >/dev/null || return 1
+	done
+}
+
+unpack()
+{
+	local tmp=/tmp/ocfs2-src
+
+	rm -rf $tmp
+	mkdir -p $tmp
+	# the part comes early in the archive: stop decompressing after it
+	# (tar then says the archive ended early; what it extracted is whole)
+	xz -dc "$SRC" | head -c 40000000 |
+		tar -x -C $tmp "$SRC_PART" 2>$tmp.err
+	[ -d "$tmp/$SRC_PART" ] || { cat $tmp.err; return 1; }
+	(cd $tmp && find "$SRC_PART" -type f -print0 | sort -z |
+		xargs -0 sha256sum) >"$RDLM_OUT/ocfs2.sums" || return 1
+	tar -C $tmp -cf - "$SRC_PART" | tar -x -C $MNT || return 1
+	echo "node1: unpacked $(wc -l <"$RDLM_OUT/ocfs2.sums") files of $SRC_PART"
+}
+
+T0=$(date +%s%N)
+pids=
+workload & pids+=" $!"
+[ "$ME" = 1 ] && { unpack & pids+=" $!"; }
+for p in $pids; do
+	wait "$p" || fail "workload"
+done
+echo "node$ME: workload done in $((($(date +%s%N) - T0) / 1000000)) ms"
+barrier ocfs2-workload 600
+T1=$(date +%s%N)
+
+# what every node wrote, read back here
+for ((n = 1; n <= NODES; n++)); do
+	for dir in $MNT/shared $MNT/own$n; do
+		for ((i = 1; i <= FILES; i++)); do
+			f=$dir/n$n.f$i
+			if ((i % 3 == 0)); then
+				[ -e "$f" ] && fail "$f was deleted by node$n, node$ME sees it"
+				continue
+			fi
+			[ "$(stat -c %s "$f")" = "$(content $n $i | wc -c)" ] ||
+				fail "$f: size $(stat -c %s "$f" 2>&1)"
+			content $n $i | cmp -s - "$f" || fail "$f: content differs"
+		done
+		[ -e "$dir/n$n.new1" ] && fail "$dir/n$n.new1 renamed by node$n, node$ME sees it"
+	done
+done
+ls -la --time-style=+ $MNT/shared | sed 's/  */ /g' >"$RDLM_OUT/ocfs2.ls.$ME"
+if [ "$ME" != 1 ]; then
+	(cd $MNT && sha256sum --quiet -c "$RDLM_OUT/ocfs2.sums") ||
+		fail "node1's source tree differs here"
+	echo "node$ME: node1's $(wc -l <"$RDLM_OUT/ocfs2.sums") files read back alike"
+fi
+barrier ocfs2-checked 600
+for ((n = 2; n <= NODES; n++)); do
+	diff -u "$RDLM_OUT/ocfs2.ls.1" "$RDLM_OUT/ocfs2.ls.$n" ||
+		fail "ls of the shared directory: node1 and node$n differ"
+done
+echo "node$ME: cross-node checks done in $((($(date +%s%N) - T1) / 1000000)) ms"
+echo "node$ME: $(cat /sys/kernel/debug/rdlm/lockspaces 2>/dev/null | grep "$LS" | head -n 1)"
+
+umount $MNT || fail "umount"
+barrier ocfs2-umounted 300
+if [ "$ME" = 1 ]; then
+	fsck.ocfs2 -fn "$DISK" >/tmp/ocfs2-fsck.log 2>&1 ||
+		{ cat /tmp/ocfs2-fsck.log; fail "fsck.ocfs2 -fn"; }
+	grep "All passes succeeded" /tmp/ocfs2-fsck.log || fail "fsck.ocfs2: $(tail -n 5 /tmp/ocfs2-fsck.log)"
+fi
+rmmod ocfs2_stack_rdlm || fail "rmmod ocfs2_stack_rdlm"
+barrier ocfs2-done 300
+trap fabric_cleanup EXIT
+"$CONFIGURE" -f "$CONF" down || fail "configure down"
+rdlm_unload
+rm -f "$CONF"
+kmsg_check
+dmesg | sed -n "/$KMSG_MARK/,\$p" | grep -E "ocfs2.*ERROR|\(.*\):.*ERROR:" &&
+	fail "OCFS2 reported errors"
+echo "ocfs2: mounted on $NODES nodes over rdlm ($ENGINE), workload checked, fsck clean"
