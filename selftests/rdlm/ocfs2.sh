@@ -51,11 +51,30 @@ grep "^node " "$REPO/tools/cluster/cluster.conf" >"$CONF"
 # no leases: OCFS2 holds its locks for as long as it caches what they cover
 echo "lockspace $LS members=all engine=$ENGINE atomic_mode=nic table_size=65536 mailbox_slots=256" >>"$CONF"
 fabric_test ocfs2 "$CONF"
+FABRIC_LS=$LS
+
+# ocfs2_dump: this node's OCFS2 lock states and blocked tasks, at a failure
+ocfs2_dump()
+{
+	local f
+
+	for f in /sys/kernel/debug/ocfs2/*/locking_state; do
+		[ -e "$f" ] || continue
+		echo "node$ME: $f (busy or blocked lock resources):"
+		# name level flags action unlock_action ro ex requested blocking
+		awk '/^0x/ { print $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$f" | head -n 200
+	done
+	grep "" "$DBG/ls/$LS" 2>/dev/null | head -n 100
+	echo w >/proc/sysrq-trigger
+	sleep 1
+	dmesg | sed -n '/sysrq: Show Blocked State/,$p' | tail -n 150
+}
 
 ocfs2_cleanup()
 {
 	local rc=$?
 
+	[ "$rc" != 0 ] && ocfs2_dump
 	mountpoint -q $MNT && umount $MNT
 	grep -q "^ocfs2_stack_rdlm " /proc/modules && rmmod ocfs2_stack_rdlm
 	(exit $rc)
@@ -75,7 +94,8 @@ echo /bin/true >/proc/sys/fs/ocfs2/nm/hb_ctl_path
 barrier ocfs2-ready 300
 
 if [ "$ME" = 1 ]; then
-	mkfs.ocfs2 -F -q -b 4K -C 4K -N "$NODES" -L rdlm-ocfs2 \
+	# over an earlier run's file system mkfs.ocfs2 asks, -F or not
+	yes | mkfs.ocfs2 -F -q -b 4K -C 4K -N "$NODES" -L rdlm-ocfs2 \
 		--cluster-stack=$STACK --cluster-name="$LS" "$DISK" ||
 		fail "mkfs.ocfs2"
 	sync
@@ -85,7 +105,14 @@ barrier ocfs2-mkfs 300
 mkdir -p $MNT
 # -i: mount.ocfs2 would look for a userspace cluster daemon; the kernel
 # needs only the stack label, which must match the disk's
-mount -i -t ocfs2 -o cluster_stack=$STACK "$DISK" $MNT || fail "mount"
+mount -i -t ocfs2 -o cluster_stack=$STACK "$DISK" $MNT &
+mp=$!
+for ((i = 0; i < 1200; i++)); do
+	kill -0 $mp 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 $mp 2>/dev/null && fail "mount still waits after 120 s"
+wait $mp || fail "mount"
 echo "node$ME: mounted: $(grep " $MNT " /proc/mounts)"
 barrier ocfs2-mounted 300
 [ "$ME" = 1 ] && { mkdir $MNT/shared || fail "mkdir shared"; }
