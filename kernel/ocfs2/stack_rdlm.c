@@ -9,9 +9,12 @@
  * stack label the administrator writes to /sys/fs/ocfs2/cluster_stack and
  * mkfs.ocfs2 writes to the disk ("rdlm" in our documentation).
  *
- * connect() finds the rdlm lockspace named after the file system's UUID
- * (OCFS2's group name, 32 hex digits) or, failing that, after its cluster
- * name; the administrator creates it in configfs before mounting.
+ * connect() joins the rdlm lockspace named after the file system's UUID
+ * (OCFS2's group name, 32 hex digits): one the administrator made in
+ * configfs, or else one rdlm_new_lockspace() creates from the configfs
+ * lockspace named after the file system's cluster name as its template.
+ * It needs 64-byte LVBs (configfs lvb_len 64). Modes and flags have
+ * fs/dlm's numbers in rdlm too and pass through as they are.
  * Documentation/ocfs2.rst tells what maps to what and the limits.
  */
 #include <linux/kernel.h>
@@ -25,8 +28,8 @@
 /*
  * The status block of one OCFS2 lock, in the space OCFS2 reserves for
  * fs/dlm's (struct fsdlm_lksb_plus_lvb): rdlm's status block and the
- * 64-byte LVB buffer OCFS2 reads and writes. rdlm carries the first
- * RDLM_LVB_MAX bytes of it.
+ * 64-byte LVB buffer OCFS2 reads and writes, all of which rdlm carries
+ * (the lockspace's lvb_len is 64, checked at connect).
  */
 struct o2rdlm_lksb {
 	struct rdlm_lksb sb;
@@ -61,47 +64,31 @@ static struct ocfs2_dlm_lksb *o2rdlm_arg_lksb(void *arg, unsigned long *tag)
 	return (struct ocfs2_dlm_lksb *)((unsigned long)arg & ~O2RDLM_ARG_MASK);
 }
 
-static int o2rdlm_mode(int dlm_mode)
+/* fs/dlm's numbers are rdlm's: modes and flags pass through unchanged. */
+static void o2rdlm_check_abi(void)
 {
-	switch (dlm_mode) {
-	case DLM_LOCK_NL:
-		return RDLM_LOCK_NL;
-	case DLM_LOCK_PR:
-		return RDLM_LOCK_PR;
-	case DLM_LOCK_PW:
-		return RDLM_LOCK_PW;
-	case DLM_LOCK_EX:
-		return RDLM_LOCK_EX;
-	default:
-		return -EINVAL;	/* CR, CW: OCFS2 does not use them */
-	}
-}
-
-static int o2rdlm_dlm_mode(int mode)
-{
-	static const int dlm_modes[RDLM_LOCK_NR] = {
-		[RDLM_LOCK_NL] = DLM_LOCK_NL,
-		[RDLM_LOCK_PR] = DLM_LOCK_PR,
-		[RDLM_LOCK_PW] = DLM_LOCK_PW,
-		[RDLM_LOCK_EX] = DLM_LOCK_EX,
-	};
-
-	return mode >= 0 && mode < RDLM_LOCK_NR ? dlm_modes[mode] : DLM_LOCK_EX;
-}
-
-/*
- * rdlm carries RDLM_LVB_MAX bytes, OCFS2 writes up to DLM_LVB_LEN. An LVB
- * whose tail is not zero (only the inode LVB, struct ocfs2_meta_lvb, is
- * longer than 32 bytes) is not sent: its first byte, the version every
- * OCFS2 LVB starts with, is cleared first, so the next grantee finds an
- * LVB no OCFS2 reader trusts and reads the inode from the disk. Readers
- * get the first RDLM_LVB_MAX bytes and a zero tail.
- */
-static void o2rdlm_lvb_out(struct o2rdlm_lksb *rl)
-{
-	if (memchr_inv(rl->lvb + RDLM_LVB_MAX, 0, DLM_LVB_LEN - RDLM_LVB_MAX))
-		rl->lvb[0] = 0;
-	rl->sb.lvb = rl->lvb;
+	BUILD_BUG_ON(RDLM_LOCK_NL != DLM_LOCK_NL);
+	BUILD_BUG_ON(RDLM_LOCK_CR != DLM_LOCK_CR);
+	BUILD_BUG_ON(RDLM_LOCK_CW != DLM_LOCK_CW);
+	BUILD_BUG_ON(RDLM_LOCK_PR != DLM_LOCK_PR);
+	BUILD_BUG_ON(RDLM_LOCK_PW != DLM_LOCK_PW);
+	BUILD_BUG_ON(RDLM_LOCK_EX != DLM_LOCK_EX);
+	BUILD_BUG_ON(RDLM_LKF_NOQUEUE != DLM_LKF_NOQUEUE);
+	BUILD_BUG_ON(RDLM_LKF_CANCEL != DLM_LKF_CANCEL);
+	BUILD_BUG_ON(RDLM_LKF_CONVERT != DLM_LKF_CONVERT);
+	BUILD_BUG_ON(RDLM_LKF_VALBLK != DLM_LKF_VALBLK);
+	BUILD_BUG_ON(RDLM_LKF_QUECVT != DLM_LKF_QUECVT);
+	BUILD_BUG_ON(RDLM_LKF_IVVALBLK != DLM_LKF_IVVALBLK);
+	BUILD_BUG_ON(RDLM_LKF_CONVDEADLK != DLM_LKF_CONVDEADLK);
+	BUILD_BUG_ON(RDLM_LKF_NODLCKWT != DLM_LKF_NODLCKWT);
+	BUILD_BUG_ON(RDLM_LKF_EXPEDITE != DLM_LKF_EXPEDITE);
+	BUILD_BUG_ON(RDLM_LKF_NOQUEUEBAST != DLM_LKF_NOQUEUEBAST);
+	BUILD_BUG_ON(RDLM_LKF_HEADQUE != DLM_LKF_HEADQUE);
+	BUILD_BUG_ON(RDLM_LKF_NOORDER != DLM_LKF_NOORDER);
+	BUILD_BUG_ON(RDLM_LKF_ALTPR != DLM_LKF_ALTPR);
+	BUILD_BUG_ON(RDLM_LKF_ALTCW != DLM_LKF_ALTCW);
+	BUILD_BUG_ON(RDLM_LKF_ALL & DLM_LKF_LOCAL);
+	BUILD_BUG_ON(RDLM_LVB_MAX < DLM_LVB_LEN);
 }
 
 static void o2rdlm_ast(void *arg)
@@ -127,7 +114,15 @@ static void o2rdlm_ast(void *arg)
 		rl->sb.status = 0;
 		rl->sb.flags |= RDLM_SBF_VALNOTVALID;
 	}
-	memset(rl->lvb + RDLM_LVB_MAX, 0, DLM_LVB_LEN - RDLM_LVB_MAX);
+	if (status == -ENOLCK && (rl->sb.flags & RDLM_SBF_LOST))
+		/*
+		 * A lease broke the hold (bakery, central): another node may
+		 * be granted what OCFS2 still caches. dlmglue logs the status
+		 * and keeps its state; the lockspace needs a longer lease or
+		 * a queue engine.
+		 */
+		pr_err_ratelimited("ocfs2_stack_rdlm: %s: a lock's lease expired (lock lost): use a longer lease_us or a queue engine\n",
+				   lksb->lksb_conn->cc_name);
 	proto->lp_lock_ast(lksb);
 }
 
@@ -136,7 +131,7 @@ static void o2rdlm_bast(void *arg, int mode)
 	unsigned long tag;
 	struct ocfs2_dlm_lksb *lksb = o2rdlm_arg_lksb(arg, &tag);
 
-	lksb->lksb_conn->cc_proto->lp_blocking_ast(lksb, o2rdlm_dlm_mode(mode));
+	lksb->lksb_conn->cc_proto->lp_blocking_ast(lksb, mode);
 }
 
 static int o2rdlm_lock(struct ocfs2_cluster_connection *conn, int mode,
@@ -145,25 +140,18 @@ static int o2rdlm_lock(struct ocfs2_cluster_connection *conn, int mode,
 {
 	struct o2rdlm_conn *c = conn->cc_private;
 	struct o2rdlm_lksb *rl = o2rdlm_sb(lksb);
-	int rmode = o2rdlm_mode(mode);
-	u32 rflags = 0;
 
 	/*
-	 * DLM_LKF_LOCAL is o2dlm's, DLM_LKF_NODLCKWT fs/dlm's (no deadlock
-	 * timeout): neither means anything to rdlm.
+	 * DLM_LKF_LOCAL is o2dlm's and means nothing here; every other flag
+	 * is fs/dlm's and rdlm's alike (rdlm refuses what it does not know).
+	 * NODLCKWT on every request, as ocfs2_stack_user gives fs/dlm: two
+	 * up-conversions that block each other both wait, and dlmglue
+	 * cancels one when it gets the blocking callback.
 	 */
-	flags &= ~(DLM_LKF_LOCAL | DLM_LKF_NODLCKWT);
-	if (flags & DLM_LKF_NOQUEUE)
-		rflags |= RDLM_LKF_NOQUEUE;
-	if (flags & DLM_LKF_CONVERT)
-		rflags |= RDLM_LKF_CONVERT;
-	if (flags & DLM_LKF_VALBLK)
-		rflags |= RDLM_LKF_VALBLK;
-	flags &= ~(DLM_LKF_NOQUEUE | DLM_LKF_CONVERT | DLM_LKF_VALBLK);
-	if (flags || rmode < 0)
-		return -EINVAL;
-	o2rdlm_lvb_out(rl);
-	return rdlm_lock(c->ls, rmode, &rl->sb, rflags, name, namelen, 0,
+	flags &= ~DLM_LKF_LOCAL;
+	flags |= DLM_LKF_NODLCKWT;
+	rl->sb.lvb = rl->lvb;
+	return rdlm_lock(c->ls, mode, &rl->sb, flags, name, namelen, 0,
 			 o2rdlm_ast, lksb, o2rdlm_bast);
 }
 
@@ -173,31 +161,20 @@ static int o2rdlm_unlock(struct ocfs2_cluster_connection *conn,
 	struct o2rdlm_conn *c = conn->cc_private;
 	struct o2rdlm_lksb *rl = o2rdlm_sb(lksb);
 	unsigned long tag = O2RDLM_ARG_UNLOCK;
-	u32 rflags = 0;
 	int ret;
 
-	flags &= ~(DLM_LKF_LOCAL | DLM_LKF_NODLCKWT);
-	if (flags & DLM_LKF_CANCEL) {
-		rflags |= RDLM_LKF_CANCEL;
+	flags &= ~DLM_LKF_LOCAL;
+	if (flags & DLM_LKF_CANCEL)
 		tag = O2RDLM_ARG_CANCEL;
-	}
-	if (flags & DLM_LKF_VALBLK)
-		rflags |= RDLM_LKF_VALBLK;
-	if (flags & DLM_LKF_IVVALBLK)
-		rflags |= RDLM_LKF_IVVALBLK;
-	flags &= ~(DLM_LKF_CANCEL | DLM_LKF_VALBLK | DLM_LKF_IVVALBLK);
-	if (flags)
-		return -EINVAL;
-	if (!(rflags & RDLM_LKF_CANCEL))
-		o2rdlm_lvb_out(rl);
-	ret = rdlm_unlock(c->ls, rl->sb.lkid, rflags, &rl->sb,
+	rl->sb.lvb = rl->lvb;
+	ret = rdlm_unlock(c->ls, rl->sb.lkid, flags, &rl->sb,
 			  (void *)((unsigned long)lksb | tag));
 	/*
 	 * Nothing waits to be cancelled: the request was granted or failed
 	 * and its ast comes or came. fs/dlm answers 0 then, and dlmglue
 	 * expects that.
 	 */
-	if (ret == -EALREADY && (rflags & RDLM_LKF_CANCEL))
+	if (ret == -EALREADY && (flags & DLM_LKF_CANCEL))
 		ret = 0;
 	return ret;
 }
@@ -238,22 +215,38 @@ static const struct rdlm_lockspace_ops o2rdlm_ls_ops = {
 
 static int o2rdlm_connect(struct ocfs2_cluster_connection *conn)
 {
+	const char *tmpl = conn->cc_cluster_name;
 	struct o2rdlm_conn *c;
+	u32 lvb_len;
 	int ret;
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
 	c->conn = conn;
-	ret = rdlm_lockspace_find(conn->cc_name, &c->ls);
-	if (ret == -ENOENT && conn->cc_cluster_name_len)
-		ret = rdlm_lockspace_find(conn->cc_cluster_name, &c->ls);
+	/*
+	 * The lockspace named after the UUID: the administrator's configfs
+	 * one if it exists, else a new one from the template named after
+	 * the cluster name.
+	 */
+	ret = rdlm_new_lockspace(conn->cc_name, tmpl, 0, &c->ls);
 	if (ret) {
-		pr_err("ocfs2_stack_rdlm: no rdlm lockspace %s%s%s: create it in configfs first\n",
-		       conn->cc_name, conn->cc_cluster_name_len ? " or " : "",
-		       conn->cc_cluster_name);
+		if (ret == -ENOENT)
+			pr_err("ocfs2_stack_rdlm: no rdlm lockspace %s and no template lockspace \"%s\" (the cluster name) in configfs\n",
+			       conn->cc_name, tmpl);
+		else
+			pr_err("ocfs2_stack_rdlm: lockspace %s (template \"%s\"): %d\n",
+			       conn->cc_name, tmpl, ret);
 		kfree(c);
 		return ret;
+	}
+	lvb_len = rdlm_lockspace_lvb_len(c->ls);
+	if (lvb_len < DLM_LVB_LEN) {
+		pr_err("ocfs2_stack_rdlm: lockspace %s has %u-byte LVBs, OCFS2 needs %u: set lvb_len to %u\n",
+		       conn->cc_name, lvb_len, DLM_LVB_LEN, DLM_LVB_LEN);
+		rdlm_release_lockspace(c->ls, true);
+		kfree(c);
+		return -EINVAL;
 	}
 	conn->cc_private = c;
 	conn->cc_lockspace = c->ls;
@@ -264,9 +257,16 @@ static int o2rdlm_connect(struct ocfs2_cluster_connection *conn)
 static int o2rdlm_disconnect(struct ocfs2_cluster_connection *conn)
 {
 	struct o2rdlm_conn *c = conn->cc_private;
+	int ret;
 
 	rdlm_lockspace_unwatch(c->ls, &c->watch);
-	rdlm_lockspace_put(c->ls);
+	/* dlmglue released every lock before: a busy lockspace is a leak */
+	ret = rdlm_release_lockspace(c->ls, false);
+	if (ret) {
+		pr_warn("ocfs2_stack_rdlm: lockspace %s: locks remain at disconnect (%d), released by force\n",
+			conn->cc_name, ret);
+		rdlm_release_lockspace(c->ls, true);
+	}
 	conn->cc_private = NULL;
 	conn->cc_lockspace = NULL;
 	kfree(c);
@@ -303,8 +303,10 @@ static struct ocfs2_stack_plugin o2rdlm_plugin = {
 
 static int __init o2rdlm_init(void)
 {
-	int ret = ocfs2_stack_glue_register(&o2rdlm_plugin);
+	int ret;
 
+	o2rdlm_check_abi();
+	ret = ocfs2_stack_glue_register(&o2rdlm_plugin);
 	if (ret == -EEXIST)
 		pr_err("ocfs2_stack_rdlm: another \"user\" stack plugin is loaded (ocfs2_stack_user?)\n");
 	return ret;

@@ -2,17 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0
 # OCFS2 over rdlm (ocfs2_stack_rdlm.ko, Documentation/ocfs2.rst), on the
 # test cluster's shared disk (/dev/vda, serial rdlm-shared), 2 or 3 nodes:
-#  - every node configures rdlm with one lockspace named after the file
-#    system's cluster name (OCFS2_LS, engine OCFS2_ENGINE, default dqnl);
 #  - node 1 formats the disk with mkfs.ocfs2 (cluster stack "pcmk", the
 #    label ocfs2-tools accepts; stackglue hands every label but "o2cb" to
-#    the plugin registered as "user", ours), every node mounts it;
-#  - every node at once creates, appends to, renames and deletes files in
-#    a shared directory and in its own; node 1 also unpacks a piece of
+#    the plugin registered as "user", ours);
+#  - every node creates the lockspace named after the file system's UUID
+#    (engine OCFS2_ENGINE, default central; 64-byte LVBs, the longest
+#    lease there is) and mounts the file system;
+#  - node 1 alone creates, appends to, renames and deletes files in a
+#    shared directory and in its own, and unpacks a piece of
 #    linux-source-6.1 (Documentation/filesystems) into the file system;
-#  - every node reads back what the others wrote (content and size), the
-#    shared directory lists alike on every node, nodes 2.. check node 1's
-#    source tree against its checksums;
+#    the other nodes read all of it back (content, size, checksums);
+#  - every node at once runs the same workload in a second shared
+#    directory and its own; every node reads back what the others wrote,
+#    the shared directory lists alike on every node;
 #  - every node unmounts; node 1 runs fsck.ocfs2 -fn: clean.
 # The wall time of the concurrent workload is printed.
 . ./lib.sh
@@ -21,8 +23,16 @@ require_root
 need_cluster 2
 O2_KO=${O2_KO:-$PWD/ocfs2_stack_rdlm.ko}
 DISK=${OCFS2_DISK:-/dev/vda}
-LS=${OCFS2_LS:-rdlmocfs2}
-ENGINE=${OCFS2_ENGINE:-dqnl}
+CLUSTER=${OCFS2_CLUSTER:-rdlmocfs2}
+ENGINE=${OCFS2_ENGINE:-central}
+RDLMCTL=$REPO/userspace/rdlmctl
+# the lockspace's attributes: OCFS2's LVBs are 64 bytes; it holds its locks
+# for as long as it caches what they cover, so a lease engine (bakery,
+# central) gets the longest lease configfs takes (60 s); a table far larger
+# than the names in use, and engine requests for every word held at once
+LS_ATTRS="engine=$ENGINE atomic_mode=nic lvb_len=64 lease_us=60000000"
+LS_ATTRS+=" table_size=65536 nr_reqs=16384 mailbox_slots=256"
+LS=
 STACK=pcmk
 MNT=/run/rdlm-ocfs2
 FILES=${OCFS2_FILES:-20}
@@ -48,10 +58,7 @@ fi
 
 CONF=$(mktemp /tmp/ocfs2-rdlm.XXXXXX.conf)
 grep "^node " "$REPO/tools/cluster/cluster.conf" >"$CONF"
-# no leases: OCFS2 holds its locks for as long as it caches what they cover
-echo "lockspace $LS members=all engine=$ENGINE atomic_mode=nic table_size=65536 mailbox_slots=256" >>"$CONF"
 fabric_test ocfs2 "$CONF"
-FABRIC_LS=$LS
 
 # ocfs2_dump: this node's OCFS2 lock states and blocked tasks, at a failure
 ocfs2_dump()
@@ -86,7 +93,6 @@ rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 "$CONFIGURE" -f "$CONF" up || fail "configure"
-st "wait $LS 90"
 insmod "$O2_KO" || fail "insmod $O2_KO"
 echo $STACK >/sys/fs/ocfs2/cluster_stack || fail "cluster_stack $STACK"
 # umount asks ocfs2_hb_ctl to leave the o2cb heartbeat group: not ours
@@ -96,11 +102,23 @@ barrier ocfs2-ready 300
 if [ "$ME" = 1 ]; then
 	# over an earlier run's file system mkfs.ocfs2 asks, -F or not
 	yes | mkfs.ocfs2 -F -q -b 4K -C 4K -N "$NODES" -L rdlm-ocfs2 \
-		--cluster-stack=$STACK --cluster-name="$LS" "$DISK" ||
+		--cluster-stack=$STACK --cluster-name="$CLUSTER" "$DISK" ||
 		fail "mkfs.ocfs2"
 	sync
+	# OCFS2 names its lockspace after the UUID: 32 upper-case hex digits
+	tunefs.ocfs2 -Q '%U\n' "$DISK" | tr -d -- '-\n' | tr a-f A-F \
+		>"$RDLM_OUT/ocfs2.uuid" || fail "tunefs.ocfs2 -Q %U"
 fi
 barrier ocfs2-mkfs 300
+LS=$(cat "$RDLM_OUT/ocfs2.uuid")
+[[ "$LS" =~ ^[0-9A-F]{32}$ ]] || fail "file system UUID '$LS'"
+FABRIC_LS=$LS
+# the administrator's lockspace for this file system (the plugin would
+# otherwise create it at mount from the template lockspace $CLUSTER)
+"$RDLMCTL" join "$LS" members="$(seq -s, 1 "$NODES")" $LS_ATTRS ||
+	fail "rdlmctl join $LS"
+st "wait $LS 90"
+barrier ocfs2-ls 120
 
 mkdir -p $MNT
 # -i: mount.ocfs2 would look for a userspace cluster daemon; the kernel
@@ -115,8 +133,6 @@ kill -0 $mp 2>/dev/null && fail "mount still waits after 120 s"
 wait $mp || fail "mount"
 echo "node$ME: mounted: $(grep " $MNT " /proc/mounts)"
 barrier ocfs2-mounted 300
-[ "$ME" = 1 ] && { mkdir $MNT/shared || fail "mkdir shared"; }
-barrier ocfs2-shared 120
 
 # expected content of file I of node N
 content()
@@ -126,11 +142,12 @@ content()
 	printf 'appended by node%s\n' "$1"
 }
 
+# workload DIR...: create, append to, rename and delete files in each DIR
 workload()
 {
 	local dir i
 
-	for dir in $MNT/shared $MNT/own$ME; do
+	for dir in "$@"; do
 		mkdir -p "$dir" || return 1
 		for ((i = 1; i <= FILES; i++)); do
 			{ printf 'node%s file %s\n' "$ME" $i; seq $i $((i * 40)); } \
@@ -144,6 +161,28 @@ workload()
 		done
 		ls -l "$dir" >/dev/null || return 1
 	done
+}
+
+# check N DIR...: what node N's workload left in each DIR, read here
+check()
+{
+	local n=$1 dir i f
+
+	shift
+	for dir in "$@"; do
+		for ((i = 1; i <= FILES; i++)); do
+			f=$dir/n$n.f$i
+			if ((i % 3 == 0)); then
+				[ -e "$f" ] && fail "$f was deleted by node$n, node$ME sees it"
+				continue
+			fi
+			[ "$(stat -c %s "$f")" = "$(content "$n" $i | wc -c)" ] ||
+				fail "$f: size $(stat -c %s "$f" 2>&1)"
+			content "$n" $i | cmp -s - "$f" || fail "$f: content differs"
+		done
+		[ -e "$dir/n$n.new1" ] && fail "$dir/n$n.new1 renamed by node$n, node$ME sees it"
+	done
+	return 0
 }
 
 unpack()
@@ -163,45 +202,49 @@ unpack()
 	echo "node1: unpacked $(wc -l <"$RDLM_OUT/ocfs2.sums") files of $SRC_PART"
 }
 
-T0=$(date +%s%N)
-pids=
-workload & pids+=" $!"
-[ "$ME" = 1 ] && { unpack & pids+=" $!"; }
-for p in $pids; do
-	wait "$p" || fail "workload"
-done
-echo "node$ME: workload done in $((($(date +%s%N) - T0) / 1000000)) ms"
-barrier ocfs2-workload 600
-T1=$(date +%s%N)
+ms()
+{
+	echo $((($(date +%s%N) - $1) / 1000000))
+}
 
-# what every node wrote, read back here
-for ((n = 1; n <= NODES; n++)); do
-	for dir in $MNT/shared $MNT/own$n; do
-		for ((i = 1; i <= FILES; i++)); do
-			f=$dir/n$n.f$i
-			if ((i % 3 == 0)); then
-				[ -e "$f" ] && fail "$f was deleted by node$n, node$ME sees it"
-				continue
-			fi
-			[ "$(stat -c %s "$f")" = "$(content $n $i | wc -c)" ] ||
-				fail "$f: size $(stat -c %s "$f" 2>&1)"
-			content $n $i | cmp -s - "$f" || fail "$f: content differs"
-		done
-		[ -e "$dir/n$n.new1" ] && fail "$dir/n$n.new1 renamed by node$n, node$ME sees it"
-	done
-done
-ls -la --time-style=+ $MNT/shared | sed 's/  */ /g' >"$RDLM_OUT/ocfs2.ls.$ME"
+# 1. node 1 alone writes (the others have the file system mounted)
+T0=$(date +%s%N)
+if [ "$ME" = 1 ]; then
+	workload $MNT/shared $MNT/own1 || fail "node1 alone: workload"
+	unpack || fail "node1 alone: unpack"
+	check 1 $MNT/shared $MNT/own1
+	echo "node1: alone: workload, unpack and read-back done in $(ms "$T0") ms"
+fi
+barrier ocfs2-single 900
+
+# 2. the others read what node 1 wrote
+T0=$(date +%s%N)
 if [ "$ME" != 1 ]; then
+	check 1 $MNT/shared $MNT/own1
 	(cd $MNT && sha256sum --quiet -c "$RDLM_OUT/ocfs2.sums") ||
 		fail "node1's source tree differs here"
-	echo "node$ME: node1's $(wc -l <"$RDLM_OUT/ocfs2.sums") files read back alike"
+	echo "node$ME: node1's files and $(wc -l <"$RDLM_OUT/ocfs2.sums") source files read back alike in $(ms "$T0") ms"
 fi
+barrier ocfs2-read 900
+
+# 3. every node at once, in a shared directory and its own
+T0=$(date +%s%N)
+workload $MNT/conc $MNT/cown$ME || fail "concurrent workload"
+echo "node$ME: concurrent workload done in $(ms "$T0") ms"
+barrier ocfs2-workload 600
+
+# 4. what every node wrote, read back here
+T1=$(date +%s%N)
+for ((n = 1; n <= NODES; n++)); do
+	check $n $MNT/conc $MNT/cown$n
+done
+ls -la --time-style=+ $MNT/conc | sed 's/  */ /g' >"$RDLM_OUT/ocfs2.ls.$ME"
 barrier ocfs2-checked 600
 for ((n = 2; n <= NODES; n++)); do
 	diff -u "$RDLM_OUT/ocfs2.ls.1" "$RDLM_OUT/ocfs2.ls.$n" ||
 		fail "ls of the shared directory: node1 and node$n differ"
 done
-echo "node$ME: cross-node checks done in $((($(date +%s%N) - T1) / 1000000)) ms"
+echo "node$ME: cross-node checks done in $(ms "$T1") ms"
 echo "node$ME: $(cat /sys/kernel/debug/rdlm/lockspaces 2>/dev/null | grep "$LS" | head -n 1)"
 
 umount $MNT || fail "umount"
