@@ -116,12 +116,12 @@ static void o2rdlm_ast(void *arg)
 	}
 	if (status == -ENOLCK && (rl->sb.flags & RDLM_SBF_LOST))
 		/*
-		 * A lease broke the hold (bakery, central): another node may
-		 * be granted what OCFS2 still caches. dlmglue logs the status
-		 * and keeps its state; the lockspace needs a longer lease or
-		 * a queue engine.
+		 * A lease ran out (bakery, central), the home went away or
+		 * this node lost quorum: another node may be granted what
+		 * OCFS2 still caches. dlmglue only logs the status; there is
+		 * no way to tell it that a granted lock is gone.
 		 */
-		pr_err_ratelimited("ocfs2_stack_rdlm: %s: a lock's lease expired (lock lost): use a longer lease_us or a queue engine\n",
+		pr_err_ratelimited("ocfs2_stack_rdlm: %s: a granted lock was lost (lease expired, home gone or quorum lost)\n",
 				   lksb->lksb_conn->cc_name);
 	proto->lp_lock_ast(lksb);
 }

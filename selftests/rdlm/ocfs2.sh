@@ -133,6 +133,14 @@ kill -0 $mp 2>/dev/null && fail "mount still waits after 120 s"
 wait $mp || fail "mount"
 echo "node$ME: mounted: $(grep " $MNT " /proc/mounts)"
 barrier ocfs2-mounted 300
+# 0. read only: every node lists the new file system alike
+ls -la --time-style=+ $MNT | sed 's/  */ /g' >"$RDLM_OUT/ocfs2.ls0.$ME" ||
+	fail "ls $MNT"
+df $MNT >/dev/null || fail "df $MNT"
+barrier ocfs2-listed 300
+diff -u "$RDLM_OUT/ocfs2.ls0.1" "$RDLM_OUT/ocfs2.ls0.$ME" ||
+	fail "ls of the new file system: node1 and node$ME differ"
+echo "node$ME: the new file system lists alike on node1 and here"
 
 # expected content of file I of node N
 content()
