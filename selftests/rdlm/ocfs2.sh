@@ -6,8 +6,8 @@
 #    label ocfs2-tools accepts; stackglue hands every label but "o2cb" to
 #    the plugin registered as "user", ours);
 #  - every node creates the lockspace named after the file system's UUID
-#    (engine OCFS2_ENGINE, default central; 64-byte LVBs, the longest
-#    lease there is) and mounts the file system;
+#    (engine OCFS2_ENGINE, default central; 64-byte LVBs, no lease) and
+#    mounts the file system;
 #  - node 1 alone creates, appends to, renames and deletes files in a
 #    shared directory and in its own, and unpacks a piece of
 #    linux-source-6.1 (Documentation/filesystems) into the file system;
@@ -27,10 +27,10 @@ CLUSTER=${OCFS2_CLUSTER:-rdlmocfs2}
 ENGINE=${OCFS2_ENGINE:-central}
 RDLMCTL=$REPO/userspace/rdlmctl
 # the lockspace's attributes: OCFS2's LVBs are 64 bytes; it holds its locks
-# for as long as it caches what they cover, so a lease engine (bakery,
-# central) gets the longest lease configfs takes (60 s); a table far larger
-# than the names in use, and engine requests for every word held at once
-LS_ATTRS="engine=$ENGINE atomic_mode=nic lvb_len=64 lease_us=60000000"
+# for as long as it caches what they cover (the journal's for the whole
+# mount), so no lease (central; the bakery cannot do without); a table far
+# larger than the names in use, and engine requests for every word held
+LS_ATTRS="engine=$ENGINE atomic_mode=nic lvb_len=64 lease_us=0"
 LS_ATTRS+=" table_size=65536 nr_reqs=16384 mailbox_slots=256"
 LS=
 STACK=pcmk
