@@ -247,9 +247,17 @@ if [ "$ME" != 1 ]; then
 fi
 barrier ocfs2-read 900
 
-# 3. every node at once, in a shared directory and its own
+# 3. every node at once, in a shared directory and its own; a hang fails
+# the test (with the lock dumps) instead of waiting for the run's limit
 T0=$(date +%s%N)
-workload $MNT/conc $MNT/cown$ME || fail "concurrent workload"
+workload $MNT/conc $MNT/cown$ME &
+WL=$!
+for ((i = 0; i < 3000; i++)); do
+	kill -0 $WL 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 $WL 2>/dev/null && fail "concurrent workload: not done in 300 s"
+wait $WL || fail "concurrent workload"
 echo "node$ME: concurrent workload done in $(ms "$T0") ms"
 barrier ocfs2-workload 600
 
