@@ -75,6 +75,11 @@ ocfs2_dump()
 	echo w >/proc/sysrq-trigger
 	sleep 1
 	dmesg | sed -n '/sysrq: Show Blocked State/,$p' | tail -n 150
+	for f in /proc/[0-9]*; do
+		grep -q "^State:.*D (disk sleep)" $f/status 2>/dev/null || continue
+		echo "node$ME: blocked ${f#/proc/} $(tr '\0' ' ' <$f/cmdline)"
+		cat $f/stack 2>/dev/null
+	done
 }
 
 ocfs2_cleanup()
@@ -256,9 +261,9 @@ barrier ocfs2-read 900
 T0=$(date +%s%N)
 workload $MNT/conc $MNT/cown$ME &
 WL=$!
-for ((i = 0; i < 3000; i++)); do
+for ((i = 0; i < 300; i++)); do
 	kill -0 $WL 2>/dev/null || break
-	sleep 0.1
+	sleep 1
 done
 kill -0 $WL 2>/dev/null && fail "concurrent workload: not done in 300 s"
 wait $WL || fail "concurrent workload"
