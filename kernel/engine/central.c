@@ -141,23 +141,20 @@ static void cl_fini(struct rdlm_engine *eng)
 	eng->priv = NULL;
 }
 
-static void cl_send(struct rdlm_engine *eng, struct rdlm_out *out,
-		    struct rdlm_req *req, u32 node, u16 type, u32 slot,
-		    u8 mode, u64 reqid, u64 token)
+/* SEND @m to @node; with @req, its completion is @req's */
+static void cl_send_msg(struct rdlm_engine *eng, struct rdlm_out *out,
+			struct rdlm_req *req, u32 node,
+			const struct rdlm_msg *m)
 {
 	struct rdlm_verb v;
 
 	memset(&v, 0, sizeof(v));
 	v.kind = RDLM_VERB_SEND;
 	v.node = node;
-	v.slot = slot;
+	v.slot = m->slot;
 	v.req = req;
-	v.msg.type = type;
-	v.msg.mode = mode;
-	v.msg.slot = slot;
-	v.msg.reqid = reqid;
-	v.msg.token = token;
-	if (type == RDLM_MSG_LOCK) {
+	v.msg = *m;
+	if (m->type == RDLM_MSG_LOCK) {
 		v.flags = RDLM_VF_ENQUEUE;
 		if (req && (req->flags & RDLM_RF_NOQUEUE))
 			v.msg.flags = CL_MF_NOQUEUE;
@@ -165,6 +162,21 @@ static void cl_send(struct rdlm_engine *eng, struct rdlm_out *out,
 	if (req)
 		cl(req)->outstanding++;
 	rdlm_engine_post(eng, out, &v);
+}
+
+static void cl_send(struct rdlm_engine *eng, struct rdlm_out *out,
+		    struct rdlm_req *req, u32 node, u16 type, u32 slot,
+		    u8 mode, u64 reqid, u64 token)
+{
+	struct rdlm_msg m = {
+		.type = type,
+		.mode = mode,
+		.slot = slot,
+		.reqid = reqid,
+		.token = token,
+	};
+
+	cl_send_msg(eng, out, req, node, &m);
 }
 
 /* Cookie of a home's GRANT: which entry, so that a lost one is sent again */
@@ -265,26 +277,21 @@ static void cl_send_convert(struct rdlm_engine *eng, struct rdlm_req *req,
 			    struct rdlm_out *out, u8 mode)
 {
 	struct cl_req *c = cl(req);
-	struct rdlm_verb v;
+	struct rdlm_msg m = {
+		.type = CL_MSG_CONVERT,
+		.mode = mode,
+		.slot = req->slot,
+		.reqid = rdlm_req_id(req),
+		.token = c->token,
+	};
 
-	memset(&v, 0, sizeof(v));
-	v.kind = RDLM_VERB_SEND;
-	v.node = req->node;
-	v.slot = req->slot;
-	v.req = req;
-	v.msg.type = CL_MSG_CONVERT;
-	v.msg.mode = mode;
-	v.msg.slot = req->slot;
-	v.msg.reqid = rdlm_req_id(req);
-	v.msg.token = c->token;
 	if (c->conv_flags & RDLM_RF_NOQUEUE)
-		v.msg.flags |= CL_MF_NOQUEUE;
+		m.flags |= CL_MF_NOQUEUE;
 	if (c->conv_flags & RDLM_RF_NODLCKWT)
-		v.msg.flags |= CL_MF_NODLCKWT;
+		m.flags |= CL_MF_NODLCKWT;
 	if (mode != RDLM_MODE_EX && c->converting)
-		v.msg.flags = CL_MF_CANCEL;
-	c->outstanding++;
-	rdlm_engine_post(eng, out, &v);
+		m.flags = CL_MF_CANCEL;
+	cl_send_msg(eng, out, req, req->node, &m);
 }
 
 static void cl_unconverted(struct rdlm_engine *eng, struct rdlm_req *req,
@@ -539,19 +546,16 @@ static void cl_home_lock(struct rdlm_engine *eng, struct cl_home *h,
 static void cl_send_unconverted(struct rdlm_engine *eng, struct rdlm_out *out,
 				u32 node, const struct rdlm_msg *m, int err)
 {
-	struct rdlm_verb v;
+	struct rdlm_msg r = {
+		.type = CL_MSG_UNCONVERTED,
+		.mode = m->mode,
+		.slot = m->slot,
+		.reqid = m->reqid,
+		.token = m->token,
+		.arg = (u64)(s64)err,
+	};
 
-	memset(&v, 0, sizeof(v));
-	v.kind = RDLM_VERB_SEND;
-	v.node = node;
-	v.slot = m->slot;
-	v.msg.type = CL_MSG_UNCONVERTED;
-	v.msg.mode = m->mode;
-	v.msg.slot = m->slot;
-	v.msg.reqid = m->reqid;
-	v.msg.token = m->token;
-	v.msg.arg = (u64)(s64)err;
-	rdlm_engine_post(eng, out, &v);
+	cl_send_msg(eng, out, NULL, node, &r);
 }
 
 /* The granted entry of @token from @src on @slot, or NULL. */
