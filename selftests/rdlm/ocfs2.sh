@@ -93,6 +93,20 @@ ocfs2_dump()
 	done
 }
 
+# bounded PID SECS WHAT: wait for the background job PID; a job still
+# running after SECS fails the test (OCFS2 waits in D state, unkillable)
+bounded()
+{
+	local i
+
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -0 "$1" 2>/dev/null && fail "$3: not done in $2 s"
+	wait "$1" || fail "$3"
+}
+
 ocfs2_cleanup()
 {
 	local rc=$?
@@ -149,16 +163,10 @@ barrier ocfs2-ls 120
 mkdir -p $MNT
 # -i: mount.ocfs2 would look for a userspace cluster daemon; the kernel
 # needs only the stack label, which must match the disk's. noatime: an
-# atime update takes the inode's lock from PR up to EX (see Status in
-# Documentation/ocfs2.rst); reads should not depend on that
+# atime update takes the inode's lock from PR up to EX; the read-back
+# checks stay reads
 mount -i -t ocfs2 -o cluster_stack=$STACK,noatime "$DISK" $MNT &
-mp=$!
-for ((i = 0; i < 1200; i++)); do
-	kill -0 $mp 2>/dev/null || break
-	sleep 0.1
-done
-kill -0 $mp 2>/dev/null && fail "mount still waits after 120 s"
-wait $mp || fail "mount"
+bounded $! 120 "mount"
 echo "node$ME: mounted: $(grep " $MNT " /proc/mounts)"
 barrier ocfs2-mounted 300
 # 0. read only: every node lists the new file system alike
@@ -271,13 +279,7 @@ barrier ocfs2-read 900
 # the test (with the lock dumps) instead of waiting for the run's limit
 T0=$(date +%s%N)
 workload $MNT/conc $MNT/cown$ME &
-WL=$!
-for ((i = 0; i < 300; i++)); do
-	kill -0 $WL 2>/dev/null || break
-	sleep 1
-done
-kill -0 $WL 2>/dev/null && fail "concurrent workload: not done in 300 s"
-wait $WL || fail "concurrent workload"
+bounded $! 300 "concurrent workload"
 echo "node$ME: concurrent workload done in $(ms "$T0") ms"
 barrier ocfs2-workload 600
 
