@@ -354,13 +354,19 @@ static struct rdlm_res *rdlm_res_get(struct rdlm_lockspace *ls,
 	u32 h = jhash(name, namelen, 0);
 	u64 key = rdlm_name_key(name, namelen);
 	u32 home = rdlm_home_of(ls, ls->rh_map, key);
-	u32 slot = jhash(name, namelen, 0x51075107) % ls->nr_slots;
+	u32 slot = jhash(name, namelen, 0x51075107);
 	struct rdlm_slot *s;
 	struct rdlm_res *res;
 
 	hash_for_each_possible(ls->res, res, hash, h)
 		if (res->namelen == namelen && !memcmp(res->name, name, namelen))
 			return res;
+
+	/* words of a table are few: names share them, see rdlm_slot_pass() */
+	if (ls->eng.ops->any_slot)
+		slot &= RDLM_ANY_SLOT_MAX;
+	else
+		slot %= ls->nr_slots;
 
 	s = rdlm_slot_get(ls, home, slot);
 	if (!s)

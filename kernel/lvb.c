@@ -230,7 +230,7 @@ static void rdlm_home_lvb_free(struct rdlm_lockspace *ls,
 /* Was an LVB of a name on @slot dropped here? Then its value is unknown. */
 static bool rdlm_home_lvb_evicted(struct rdlm_lockspace *ls, u32 slot)
 {
-	return slot < ls->nr_slots && test_bit(slot, ls->lvb_evicted);
+	return test_bit(slot % ls->nr_slots, ls->lvb_evicted);
 }
 
 /**
@@ -293,8 +293,8 @@ static bool rdlm_home_lvb_evict(struct rdlm_lockspace *ls)
 		/* a fenced one refuses its broken writer's late write */
 		if (lvb->writer)
 			continue;
-		if (lvb->slot < ls->nr_slots)
-			set_bit(lvb->slot, ls->lvb_evicted);
+		/* words beyond the table (any_slot) share its bits */
+		set_bit(lvb->slot % ls->nr_slots, ls->lvb_evicted);
 		ls->st.lvb_evicted++;
 		rdlm_home_lvb_free(ls, lvb);
 		return true;

@@ -18,6 +18,13 @@
  * -EDEADLK unless asked to wait (then both holders are told and their
  * callers resolve it, by cancelling one).  With no_lease, holds last until
  * released; a dead holder's go when the cluster says it is dead.
+ *
+ * A word here is any 31-bit number (any_slot), not an index into a table:
+ * the engine posts no atomic. The lock manager hashes each name to one, so
+ * that names rarely share one (two names on one word wait for each other,
+ * and a caller that holds one for good would starve the other). The home
+ * keeps a queue only for the words that have requests. A GRANT's cookie
+ * has the word in bits 32-62 and its top bit set.
  */
 #include "engine.h"
 
@@ -60,13 +67,19 @@ struct cl_entry {
 	u8 converting;	/* granted shared, waits to become exclusive */
 };
 
+/* The queue of a word with requests; at most one per entry. */
 struct cl_slot {
+	u32 slot;
 	u32 head;
 	u32 tail;
+	u32 next;	/* in its bucket, or in the free list */
 };
 
 struct cl_home {
 	struct cl_slot *slots;
+	u32 *buckets;
+	u32 bucket_mask;
+	u32 free_slots;
 	struct cl_entry *ents;
 	u32 free;
 	u64 token;
@@ -102,7 +115,7 @@ static u64 cl_lease_end(struct rdlm_engine *eng, u64 start)
 static int cl_init(struct rdlm_engine *eng)
 {
 	struct cl_home *h;
-	u32 i, n = eng->p.home_entries;
+	u32 i, nb, n = eng->p.home_entries;
 
 	if (!n)
 		n = eng->p.nr_reqs * eng->p.nr_nodes;
@@ -110,21 +123,30 @@ static int cl_init(struct rdlm_engine *eng)
 	h = rdlm_zalloc(sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	h->slots = rdlm_zalloc(sizeof(*h->slots) * eng->p.nr_slots);
+	nb = 1;
+	while (nb < n && nb < (1U << 30))
+		nb <<= 1;
+	h->bucket_mask = nb - 1;
+	h->buckets = rdlm_zalloc(sizeof(*h->buckets) * nb);
+	h->slots = rdlm_zalloc(sizeof(*h->slots) * n);
 	h->ents = rdlm_zalloc(sizeof(*h->ents) * n);
-	if (!h->slots || !h->ents) {
+	if (!h->buckets || !h->slots || !h->ents) {
+		rdlm_free(h->buckets);
 		rdlm_free(h->slots);
 		rdlm_free(h->ents);
 		rdlm_free(h);
 		return -ENOMEM;
 	}
-	for (i = 0; i < eng->p.nr_slots; i++) {
+	for (i = 0; i < nb; i++)
+		h->buckets[i] = CL_NONE;
+	for (i = 0; i < n; i++) {
+		h->ents[i].next = i + 1 < n ? i + 1 : CL_NONE;
 		h->slots[i].head = CL_NONE;
 		h->slots[i].tail = CL_NONE;
+		h->slots[i].next = i + 1 < n ? i + 1 : CL_NONE;
 	}
-	for (i = 0; i < n; i++)
-		h->ents[i].next = i + 1 < n ? i + 1 : CL_NONE;
 	h->free = 0;
+	h->free_slots = 0;
 	eng->priv = h;
 	return 0;
 }
@@ -135,6 +157,7 @@ static void cl_fini(struct rdlm_engine *eng)
 
 	if (!h)
 		return;
+	rdlm_free(h->buckets);
 	rdlm_free(h->slots);
 	rdlm_free(h->ents);
 	rdlm_free(h);
@@ -231,7 +254,7 @@ static int cl_lock(struct rdlm_engine *eng, struct rdlm_req *req,
 
 	if (req->mode != RDLM_MODE_SH && req->mode != RDLM_MODE_EX)
 		return -EOPNOTSUPP;
-	if (req->node >= eng->p.nr_nodes || req->slot >= eng->p.nr_slots)
+	if (req->node >= eng->p.nr_nodes || req->slot > RDLM_ANY_SLOT_MAX)
 		return -EINVAL;
 	if (c->phase != CL_IDLE)
 		return -EBUSY;
@@ -350,10 +373,10 @@ static void cl_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 
 	if (!req) {
 		/* home side: a GRANT that may not have arrived */
-		u32 idx = (u32)cqe->cookie, slot = (cqe->cookie >> 32) & 0x7fffffff;
+		u32 idx = (u32)cqe->cookie;
 
 		if (cqe->status && (cqe->cookie & CL_CK_GRANT) &&
-		    idx < eng->p.home_entries && slot < eng->p.nr_slots &&
+		    idx < eng->p.home_entries &&
 		    h->ents[idx].used && h->ents[idx].granted)
 			h->ents[idx].grant_lost = 1;	/* cl_member_up() */
 		return;
@@ -373,6 +396,66 @@ static void cl_timer(struct rdlm_engine *eng, struct rdlm_req *req,
 		     u64 cookie, struct rdlm_out *out);
 
 /* ---- home side ---- */
+
+static u32 *cl_bucket(struct cl_home *h, u32 slot)
+{
+	/* the lock manager's words are hashes already; the tests' are not */
+	return &h->buckets[(slot ^ (slot >> 13) ^ (slot >> 26)) &
+			   h->bucket_mask];
+}
+
+/* The queue of @slot, or NULL if nothing waits for it or holds it here. */
+static struct cl_slot *cl_queue(struct cl_home *h, u32 slot)
+{
+	u32 i;
+
+	for (i = *cl_bucket(h, slot); i != CL_NONE; i = h->slots[i].next)
+		if (h->slots[i].slot == slot)
+			return &h->slots[i];
+	return NULL;
+}
+
+/* The first entry of @slot's queue, CL_NONE if it has none. */
+static u32 cl_head(struct cl_home *h, u32 slot)
+{
+	struct cl_slot *q = cl_queue(h, slot);
+
+	return q ? q->head : CL_NONE;
+}
+
+/* @slot's queue; a new one if it has none (a free entry means a free one) */
+static struct cl_slot *cl_queue_get(struct cl_home *h, u32 slot)
+{
+	struct cl_slot *q = cl_queue(h, slot);
+	u32 *b = cl_bucket(h, slot);
+	u32 i;
+
+	if (q || h->free_slots == CL_NONE)
+		return q;
+	i = h->free_slots;
+	q = &h->slots[i];
+	h->free_slots = q->next;
+	q->slot = slot;
+	q->head = CL_NONE;
+	q->tail = CL_NONE;
+	q->next = *b;
+	*b = i;
+	return q;
+}
+
+/* An emptied queue goes back to the free list. */
+static void cl_queue_put(struct cl_home *h, struct cl_slot *q)
+{
+	u32 idx = q - h->slots, *i = cl_bucket(h, q->slot);
+
+	if (q->head != CL_NONE)
+		return;
+	while (*i != idx)
+		i = &h->slots[*i].next;
+	*i = q->next;
+	q->next = h->free_slots;
+	h->free_slots = idx;
+}
 
 static bool cl_compatible(u8 a, u8 b)
 {
@@ -414,7 +497,7 @@ static void cl_grant_waiters(struct rdlm_engine *eng, struct cl_home *h,
 	u32 i, conv = CL_NONE, nr_sh = 0, nr_ex = 0;
 	struct cl_entry *e;
 
-	for (i = h->slots[slot].head; i != CL_NONE; i = e->next) {
+	for (i = cl_head(h, slot); i != CL_NONE; i = e->next) {
 		e = &h->ents[i];
 		if (!e->granted)
 			break;
@@ -432,7 +515,7 @@ static void cl_grant_waiters(struct rdlm_engine *eng, struct cl_home *h,
 		return;
 	}
 	nr_sh = 0;
-	for (i = h->slots[slot].head; i != CL_NONE; i = e->next) {
+	for (i = cl_head(h, slot); i != CL_NONE; i = e->next) {
 		e = &h->ents[i];
 		if (!e->granted) {
 			if (nr_ex || (e->mode == RDLM_MODE_EX && nr_sh))
@@ -453,7 +536,7 @@ static void cl_grant_waiters(struct rdlm_engine *eng, struct cl_home *h,
 static void cl_tell_holders(struct rdlm_engine *eng, struct cl_home *h,
 			    u32 slot, struct rdlm_out *out)
 {
-	u32 i, nr_conv = 0, first = h->slots[slot].head;
+	u32 i, nr_conv = 0, first = cl_head(h, slot);
 	struct cl_entry *o, *w = NULL;
 	bool blocks;
 
@@ -464,7 +547,7 @@ static void cl_tell_holders(struct rdlm_engine *eng, struct cl_home *h,
 		w = &h->ents[first];
 	if (!nr_conv && !w)
 		return;
-	for (i = h->slots[slot].head; i != first; i = o->next) {
+	for (i = cl_head(h, slot); i != first; i = o->next) {
 		o = &h->ents[i];
 		blocks = nr_conv > o->converting ||
 			 (w && !cl_compatible(o->mode, w->mode));
@@ -485,7 +568,7 @@ static void cl_grant_pass(struct rdlm_engine *eng, struct cl_home *h, u32 slot,
 
 static void cl_remove(struct cl_home *h, u32 slot, u32 idx, u32 prev)
 {
-	struct cl_slot *s = &h->slots[slot];
+	struct cl_slot *s = cl_queue(h, slot);
 	struct cl_entry *e = &h->ents[idx];
 
 	if (prev == CL_NONE)
@@ -497,13 +580,14 @@ static void cl_remove(struct cl_home *h, u32 slot, u32 idx, u32 prev)
 	memset(e, 0, sizeof(*e));
 	e->next = h->free;
 	h->free = idx;
+	cl_queue_put(h, s);
 }
 
 static void cl_home_lock(struct rdlm_engine *eng, struct cl_home *h,
 			 const struct rdlm_rx *rx, struct rdlm_out *out)
 {
 	const struct rdlm_msg *m = &rx->msg;
-	struct cl_slot *s = &h->slots[m->slot];
+	struct cl_slot *s;
 	struct cl_entry *e;
 	u32 idx, i;
 
@@ -514,6 +598,7 @@ static void cl_home_lock(struct rdlm_engine *eng, struct cl_home *h,
 			m->mode, m->reqid, 0);
 		return;
 	}
+	s = cl_queue_get(h, m->slot);
 	idx = h->free;
 	e = &h->ents[idx];
 	h->free = e->next;
@@ -564,7 +649,7 @@ static struct cl_entry *cl_find_held(struct cl_home *h, u32 slot, u32 src,
 {
 	u32 i;
 
-	for (i = h->slots[slot].head; i != CL_NONE; i = h->ents[i].next) {
+	for (i = cl_head(h, slot); i != CL_NONE; i = h->ents[i].next) {
 		struct cl_entry *e = &h->ents[i];
 
 		if (!e->granted)
@@ -608,7 +693,7 @@ static void cl_home_convert(struct rdlm_engine *eng, struct cl_home *h,
 	if (e->converting)
 		return;
 	err = -EDEADLK;
-	for (i = h->slots[m->slot].head; i != CL_NONE && h->ents[i].granted;
+	for (i = cl_head(h, m->slot); i != CL_NONE && h->ents[i].granted;
 	     i = h->ents[i].next)
 		if (h->ents[i].converting && !(m->flags & CL_MF_NODLCKWT))
 			goto refuse;
@@ -633,7 +718,7 @@ static void cl_home_unlock(struct rdlm_engine *eng, struct cl_home *h,
 	const struct rdlm_msg *m = &rx->msg;
 	u32 i, prev = CL_NONE;
 
-	for (i = h->slots[m->slot].head; i != CL_NONE; i = h->ents[i].next) {
+	for (i = cl_head(h, m->slot); i != CL_NONE; i = h->ents[i].next) {
 		struct cl_entry *e = &h->ents[i];
 
 		if (e->granted && e->token == m->token && e->src == rx->src) {
@@ -650,14 +735,17 @@ static void cl_home_sweep(struct rdlm_engine *eng, struct cl_home *h,
 			  struct rdlm_out *out)
 {
 	u64 next = 0;
-	u32 slot, i, prev, nxt;
+	u32 q, slot, i, prev, nxt;
 	bool changed;
 
 	h->sweep_at = 0;
-	for (slot = 0; slot < eng->p.nr_slots; slot++) {
+	for (q = 0; q < eng->p.home_entries; q++) {
+		if (h->slots[q].head == CL_NONE)
+			continue;
+		slot = h->slots[q].slot;
 		changed = false;
 		prev = CL_NONE;
-		for (i = h->slots[slot].head; i != CL_NONE; i = nxt) {
+		for (i = cl_head(h, slot); i != CL_NONE; i = nxt) {
 			struct cl_entry *e = &h->ents[i];
 
 			nxt = e->next;
@@ -672,7 +760,7 @@ static void cl_home_sweep(struct rdlm_engine *eng, struct cl_home *h,
 		}
 		if (changed)
 			cl_grant_pass(eng, h, slot, out);
-		for (i = h->slots[slot].head; i != CL_NONE; i = h->ents[i].next) {
+		for (i = cl_head(h, slot); i != CL_NONE; i = h->ents[i].next) {
 			if (!h->ents[i].granted)
 				break;
 			if (!next || h->ents[i].expire < next)
@@ -773,7 +861,7 @@ static void cl_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	case RDLM_MSG_LOCK:
 	case RDLM_MSG_UNLOCK:
 	case CL_MSG_CONVERT:
-		if (m->slot >= eng->p.nr_slots)
+		if (m->slot > RDLM_ANY_SLOT_MAX)
 			return;
 		rdlm_spin_lock(&eng->lock, flags);
 		if (m->type == RDLM_MSG_LOCK)
@@ -897,14 +985,17 @@ static void cl_home_forget_node(struct rdlm_engine *eng, u32 node,
 {
 	struct cl_home *h = eng->priv;
 	unsigned long flags = 0;
-	u32 slot, i, prev, nxt;
+	u32 q, slot, i, prev, nxt;
 	bool changed;
 
 	rdlm_spin_lock(&eng->lock, flags);
-	for (slot = 0; slot < eng->p.nr_slots; slot++) {
+	for (q = 0; q < eng->p.home_entries; q++) {
+		if (h->slots[q].head == CL_NONE)
+			continue;
+		slot = h->slots[q].slot;
 		changed = false;
 		prev = CL_NONE;
-		for (i = h->slots[slot].head; i != CL_NONE; i = nxt) {
+		for (i = cl_head(h, slot); i != CL_NONE; i = nxt) {
 			struct cl_entry *e = &h->ents[i];
 
 			nxt = e->next;
@@ -946,12 +1037,12 @@ static void cl_member_up(struct rdlm_engine *eng, u32 node,
 {
 	struct cl_home *h = eng->priv;
 	unsigned long flags = 0;
-	u32 slot, i;
+	u32 q, slot, i;
 
 	cl_fail_at(eng, node, false, out);
 	rdlm_spin_lock(&eng->lock, flags);
-	for (slot = 0; slot < eng->p.nr_slots; slot++)
-		for (i = h->slots[slot].head; i != CL_NONE;
+	for (q = 0; q < eng->p.home_entries; q++)
+		for (i = h->slots[q].head, slot = h->slots[q].slot; i != CL_NONE;
 		     i = h->ents[i].next)
 			if (h->ents[i].src == node && h->ents[i].grant_lost)
 				cl_send_grant(eng, out, h, slot, i);
@@ -961,6 +1052,7 @@ static void cl_member_up(struct rdlm_engine *eng, u32 node,
 const struct rdlm_engine_ops rdlm_central_ops = {
 	.name = "central",
 	.many_per_word = true,
+	.any_slot = true,
 	.init = cl_init,
 	.fini = cl_fini,
 	.lock = cl_lock,

@@ -361,6 +361,9 @@ struct rdlm_engine_stats {
 
 struct rdlm_engine;
 
+/* The words of an &rdlm_engine_ops.any_slot engine: 31 bits. */
+#define RDLM_ANY_SLOT_MAX	0x7fffffffU
+
 /**
  * struct rdlm_engine_ops - one lock protocol
  * @name: "bakery", "central", ...
@@ -378,6 +381,9 @@ struct rdlm_engine;
  *	granted yet would have to wait (a trylock gives up then); 0 means 1
  * @needs_lease: the protocol cannot do without leases (&rdlm_engine_params
  *	.no_lease is refused)
+ * @any_slot: a word is any number up to %RDLM_ANY_SLOT_MAX, not an index
+ *	into the table (the engine only sends messages): the lock manager
+ *	spreads names over all of them, so that two rarely share one
  * @init: set up engine-private state (may sleep, may allocate)
  * @fini: free engine-private state
  * @lock: start acquiring @req; returns 0 or -errno (then nothing emitted)
@@ -423,6 +429,7 @@ struct rdlm_engine_ops {
 	bool exclusive_only;
 	u8 try_answers;
 	bool needs_lease;
+	bool any_slot;
 	int (*init)(struct rdlm_engine *eng);
 	void (*fini)(struct rdlm_engine *eng);
 	int (*lock)(struct rdlm_engine *eng, struct rdlm_req *req,
