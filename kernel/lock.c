@@ -559,10 +559,31 @@ static void rdlm_slot_downgrade(struct rdlm_lockspace *ls,
 	ls->st.downgrades++;
 }
 
+/*
+ * Does the cluster still count @home in (is it out of reach, too)? Then
+ * its names wait, as fs/dlm's wait for recovery: for the link to come
+ * back (the engines repair their queues; a request that failed on the
+ * link asks again) or for the membership to move them (rehome.c).
+ * Without a cluster manager nobody would decide: requests fail with
+ * -ENOTCONN at once.
+ */
+static bool rdlm_home_member(struct rdlm_lockspace *ls, u32 home)
+{
+	return ls->memb_epoch && !ls->memb_stopped &&
+	       (ls->memb_in & BIT_ULL(home));
+}
+
+static bool rdlm_home_awaited(struct rdlm_lockspace *ls, u32 home)
+{
+	return rdlm_home_member(ls, home) &&
+	       !rdlm_fabric_ls_ready(ls->fls, ls->members[home]);
+}
+
 static bool rdlm_slot_may_upgrade(struct rdlm_lockspace *ls,
 				  struct rdlm_slot *s)
 {
 	return ls->eng.ops->convert && s->state == RDLM_SLOT_OWNED &&
+	       !rdlm_home_awaited(ls, s->home) &&
 	       s->own_mode == RDLM_MODE_SH && !s->lost && !s->upgrading &&
 	       !s->upgrade_refused;
 }
@@ -812,6 +833,20 @@ static void rdlm_slot_lost_frozen(struct rdlm_lockspace *ls,
 			rdlm_res_lose(ls, res);
 }
 
+/* Fail the requests waiting on @s (only the NOQUEUE ones, or all). */
+static void rdlm_slot_fail_waiters(struct rdlm_lockspace *ls,
+				   struct rdlm_slot *s, int status,
+				   bool noqueue_only)
+{
+	struct rdlm_lkb *lkb, *tmp;
+	struct rdlm_res *res;
+
+	list_for_each_entry(res, &s->resources, slot_entry)
+		list_for_each_entry_safe(lkb, tmp, &res->waiting, wt_entry)
+			if (!noqueue_only || (lkb->flags & RDLM_LKF_NOQUEUE))
+				rdlm_lkb_fail(ls, lkb, status);
+}
+
 /**
  * rdlm_slot_pass() - grant what can be granted on a word, then move its hold
  * @ls: lockspace (locked)
@@ -918,8 +953,12 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 	if (s->state == RDLM_SLOT_RELEASING && (waiters || reclaim))
 		rdlm_slot_retire(ls, s);
 	/* after a release that needed no verb (a lost lease), too */
-	if (s->state == RDLM_SLOT_IDLE && (waiters || reclaim))
-		rdlm_slot_acquire(ls, s, need, false);
+	if (s->state == RDLM_SLOT_IDLE && (waiters || reclaim)) {
+		if (!rdlm_home_awaited(ls, s->home) && !s->link_wait)
+			rdlm_slot_acquire(ls, s, need, false);
+		else
+			rdlm_slot_fail_waiters(ls, s, -EAGAIN, true);
+	}
 	/* a peek serves the grants of this pass only */
 	if (s->state == RDLM_SLOT_OWNED && s->grant_first) {
 		s->grant_first = false;
@@ -933,20 +972,6 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 static struct rdlm_slot *rdlm_req_slot(struct rdlm_req *req)
 {
 	return req ? (struct rdlm_slot *)(uintptr_t)req->user : NULL;
-}
-
-/* Every lock on @s: granted ones report @sbflags loss, waiting ones fail. */
-static void rdlm_slot_fail_waiters(struct rdlm_lockspace *ls,
-				   struct rdlm_slot *s, int status,
-				   bool noqueue_only)
-{
-	struct rdlm_lkb *lkb, *tmp;
-	struct rdlm_res *res;
-
-	list_for_each_entry(res, &s->resources, slot_entry)
-		list_for_each_entry_safe(lkb, tmp, &res->waiting, wt_entry)
-			if (!noqueue_only || (lkb->flags & RDLM_LKF_NOQUEUE))
-				rdlm_lkb_fail(ls, lkb, status);
 }
 
 /*
@@ -1089,6 +1114,12 @@ static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
 		if (act->err == -ECANCELED || act->err == -EDEADLK ||
 		    act->err == -ETIMEDOUT)
 			break;
+		/* and when the home was only out of reach, once it is back */
+		if ((act->err == -ENOTCONN || act->err == -ECONNRESET ||
+		     act->err == -EIO) && rdlm_home_member(ls, s->home)) {
+			s->link_wait = true;
+			break;
+		}
 		if (act->err == -EAGAIN)
 			rdlm_slot_fail_waiters(ls, s, -EAGAIN, true);
 		else
@@ -1216,10 +1247,15 @@ void rdlm_ls_call_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 void rdlm_ls_call_member_up(struct rdlm_lockspace *ls, u32 node)
 {
 	struct rdlm_out out = rdlm_out(ls);
+	struct rdlm_slot *s;
+	int bkt;
 
-	if (!ls->eng.ops->member_up)
-		return;
-	ls->eng.ops->member_up(&ls->eng, node, &out);
+	if (ls->eng.ops->member_up)
+		ls->eng.ops->member_up(&ls->eng, node, &out);
+	/* and what waited for it as a home (rdlm_home_awaited()) */
+	hash_for_each(ls->slots, bkt, s, hash)
+		if (s->home == node)
+			s->link_wait = false;
 	rdlm_ls_pass_all(ls);
 }
 
@@ -1311,7 +1347,8 @@ void rdlm_lm_home_down(struct rdlm_lockspace *ls, u32 node)
 			rdlm_slot_puts_failed(ls, s);
 		/* its waiters were answered above; its answer may never come */
 		rdlm_lvb_peek_drop(ls, s);
-		rdlm_slot_fail_waiters(ls, s, -ENOTCONN, false);
+		if (!rdlm_home_awaited(ls, node))
+			rdlm_slot_fail_waiters(ls, s, -ENOTCONN, false);
 		rdlm_slot_pass(ls, s);
 	}
 }
@@ -1404,8 +1441,9 @@ static int rdlm_request(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 				return 0;
 		}
 		/* a name whose home moved answers after the thaw only */
-		if (local || res->frozen || (s->state != RDLM_SLOT_IDLE &&
-					     !rdlm_slot_retire(ls, s))) {
+		if (local || res->frozen || rdlm_home_awaited(ls, s->home) ||
+		    s->link_wait ||
+		    (s->state != RDLM_SLOT_IDLE && !rdlm_slot_retire(ls, s))) {
 			if (flags & RDLM_LKF_NOQUEUEBAST)
 				rdlm_bast_blockers(lkb);
 			rdlm_lkb_fail(ls, lkb, -EAGAIN);
@@ -1430,7 +1468,8 @@ static int rdlm_check_ls(struct rdlm_lockspace *ls, u32 home)
 {
 	if (ls->dead)
 		return -ENOLCK;
-	if (!rdlm_fabric_ls_ready(ls->fls, ls->members[home]))
+	if (!rdlm_fabric_ls_ready(ls->fls, ls->members[home]) &&
+	    !rdlm_home_awaited(ls, home))
 		return -ENOTCONN;
 	return 0;
 }

@@ -62,6 +62,7 @@ struct rdlm_slot {
 	bool remote_waiting;	/* the engine said someone waits behind us */
 	bool lost;		/* the lease expired */
 	bool pinned;		/* held for names that moved: until the thaw */
+	bool link_wait;		/* failed on a lost link: until it is back */
 	/* the shared hold asked to become exclusive in place (->convert) */
 	bool upgrading;
 	bool upgrade_trying;	/* ... for a NOQUEUE request */

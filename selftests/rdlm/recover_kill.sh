@@ -10,10 +10,12 @@
 #    and B once node 1 lets it go (the dead waiter ahead of it is skipped;
 #    B's LVB stays valid unless a lease broke node 1's hold); afterwards
 #    nodes 1 and 2 lock both names again;
-#  - node 1 holds D, homed on node 3: once the survivors moved node 3's
-#    names to new homes among themselves ("homes 1 2", "rehoming done"),
-#    node 1 still holds D (not reported lost), node 2 is granted D after
-#    node 1 lets go, and E, a free name homed on node 3, is granted too;
+#  - node 1 holds D, homed on node 3, and node 2 waits for it there when
+#    node 3 dies: once the survivors moved node 3's names to new homes
+#    among themselves ("homes 1 2", "rehoming done"), node 1 still holds
+#    D (not reported lost), node 2's request, which waited through the
+#    death of D's home, is granted after node 1 lets go, and E, a free
+#    name homed on node 3, is granted too;
 #  - node 3 boots again (a reset machine), joins corosync and every
 #    lockspace, and locks A, B and a name homed on itself; so do nodes 1
 #    and 2;
@@ -170,7 +172,6 @@ if [ "$ME" = 2 ]; then
 fi
 barrier rk-queued 600
 
-NODES=2		# the barriers from here on count the survivors
 if [ "$ME" = 1 ]; then
 	# (taken late, so that no lease runs out before the check)
 	for ls in $LSS; do
@@ -179,6 +180,22 @@ if [ "$ME" = 1 ]; then
 		echo $! >"$TMP/dholder.$ls"
 		wait_file "$RDLM_OUT/rk.$ls.dheld"
 	done
+fi
+barrier rk-dheld 600
+if [ "$ME" = 2 ]; then
+	# D waits at its home when the home dies: it must go on waiting
+	# (not fail for the lost link) and be granted at the new home
+	declare -A wd
+	for ls in $LSS; do
+		"$HELPER" wait "$ls" "$(cat "$RDLM_OUT/rk.$ls.d")" 150000 \
+			>"$TMP/d.$ls" &
+		wd[$ls]=$!
+	done
+	sleep 3		# queued behind node 1 at D's home, the victim
+fi
+barrier rk-dwaits 600
+NODES=2		# the barriers from here on count the survivors
+if [ "$ME" = 1 ]; then
 	kill_node $VICTIM
 	# it died inside its critical sections
 	for f in "$RDLM_OUT"/cs.*/owner; do
@@ -248,16 +265,6 @@ if [ "$ME" = 1 ]; then
 	done
 fi
 barrier rk-dchecked 600
-if [ "$ME" = 2 ]; then
-	declare -A wd
-	for ls in $LSS; do
-		"$HELPER" wait "$ls" "$(cat "$RDLM_OUT/rk.$ls.d")" $GRANT_MS \
-			>"$TMP/d.$ls" &
-		wd[$ls]=$!
-	done
-	sleep 3		# queued behind node 1 at D's new home
-fi
-barrier rk-dqueued 600
 if [ "$ME" = 1 ]; then
 	for ls in $LSS; do
 		kill "$(cat "$TMP/dholder.$ls")"
