@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# OCFS2 over rdlm survives a node's death (Documentation/ocfs2.rst), on 3
+# nodes with corosync and rdlm_controld deciding the membership:
+#  - every node mounts the shared disk; node 3 runs the workload in the
+#    shared directory and its own and syncs, then goes on writing in new
+#    directories; node 1 kills node 3's VM in the middle of that;
+#  - the survivors see node 3 leave the lockspace's membership, one of
+#    them replays its journal (OCFS2's recovery handler, called through
+#    the plugin) and both go on: they read back what node 3 synced, run
+#    the workload at once in a shared directory and their own, read back
+#    each other's files and list the shared directories alike;
+#  - both unmount; node 1 runs fsck.ocfs2 -fn: clean.
+# Times from the kill to the membership change, to the journal replayed
+# and to the survivors' workload done are printed, not asserted (the
+# bounds only catch a hang).
+. ./lib.sh
+. ./fabric_lib.sh
+require_root
+need_cluster 3
+. ./ocfs2_lib.sh
+ocfs2_require
+VICTIM=3
+NODES=3
+CONF=$(mktemp /tmp/ocfs2-rdlm.XXXXXX.conf)
+grep "^node " "$REPO/tools/cluster/cluster.conf" | head -n "$NODES" >"$CONF"
+fabric_test ocfs2-kill "$CONF"
+
+kill_cleanup()
+{
+	local rc=$?
+
+	kill $(jobs -p) 2>/dev/null
+	(exit $rc)
+	ocfs2_cleanup
+}
+trap kill_cleanup EXIT
+
+ocfs2_stack_up "$CONF"
+membership_start
+barrier ocfs2-ready 300
+ocfs2_mkfs
+ocfs2_join
+MEMBERSHIP_WAIT_S=120 membership_wait "$LS" 1 1 2 3
+barrier ocfs2-ls 120
+ocfs2_mount
+barrier ocfs2-mounted 300
+
+# 1. node 3 writes and syncs, then writes on until it is killed
+if [ "$ME" = $VICTIM ]; then
+	workload $MNT/shared $MNT/own$ME &
+	bounded $! 600 "node$ME: workload"
+	sync
+	touch "$RDLM_OUT/ok.synced"
+	for ((round = 1; ; round++)); do
+		workload $MNT/shared/r$round $MNT/own$ME/r$round || break
+	done
+	sleep 600	# killed meanwhile
+	fail "node$ME: still alive"
+fi
+if [ "$ME" = 1 ]; then
+	for ((i = 0; i < 6000; i++)); do
+		[ -e "$RDLM_OUT/ok.synced" ] && break
+		sleep 0.1
+	done
+	[ -e "$RDLM_OUT/ok.synced" ] || fail "node$VICTIM did not sync in 600 s"
+	sleep 5		# in the middle of its next round
+	kill_node $VICTIM
+	# whole or not at all: the other survivor reads it as soon as it exists
+	date +%s%N >"$RDLM_OUT/ok.killed.tmp" &&
+		mv "$RDLM_OUT/ok.killed.tmp" "$RDLM_OUT/ok.killed"
+	echo "node$VICTIM killed while writing"
+fi
+for ((i = 0; i < 6000; i++)); do
+	[ -e "$RDLM_OUT/ok.killed" ] && break
+	sleep 0.1
+done
+[ -e "$RDLM_OUT/ok.killed" ] || fail "node$VICTIM not killed in 600 s"
+T0=$(cat "$RDLM_OUT/ok.killed")
+NODES=2		# the barriers from here on
+
+# 2. the survivors: the membership, the replay, the files node 3 synced
+MEMBERSHIP_WAIT_S=120 membership_wait "$LS" 1 1 2
+echo "node$ME: node$VICTIM left the membership $(ms "$T0") ms after the kill"
+for ((i = 0; i < 1800; i++)); do
+	if dmesg | grep -q "ocfs2: End replay journal (node $VICTIM,"; then
+		touch "$RDLM_OUT/ok.replayed.$ME"
+		echo "node$ME: replayed node$VICTIM's journal $(ms "$T0") ms after the kill"
+	fi
+	ls "$RDLM_OUT" | grep -q "^ok\.replayed\." && break
+	sleep 0.1
+done
+ls "$RDLM_OUT" | grep -q "^ok\.replayed\." ||
+	fail "node$VICTIM's journal not replayed in 180 s"
+T1=$(date +%s%N)
+check $VICTIM $MNT/shared $MNT/own$VICTIM &
+bounded $! 300 "node$VICTIM's synced files"
+echo "node$ME: node$VICTIM's synced files read back $(ms "$T0") ms after the kill"
+barrier ocfs2-recovered 600
+
+# 3. both survivors at once, then each reads the other's files
+workload $MNT/after $MNT/aown$ME &
+bounded $! 300 "survivors' workload"
+echo "node$ME: workload after the kill done in $(ms "$T1") ms"
+barrier ocfs2-workload 600
+for n in 1 2; do
+	check $n $MNT/after $MNT/aown$n
+done
+for d in after shared; do
+	ls -la --time-style=+ $MNT/$d >/tmp/ocfs2.ls || fail "ls $MNT/$d"
+	sed 's/  */ /g' /tmp/ocfs2.ls >"$RDLM_OUT/ocfs2.ls.$d.$ME"
+done
+barrier ocfs2-checked 600
+for d in after shared; do
+	diff -u "$RDLM_OUT/ocfs2.ls.$d.1" "$RDLM_OUT/ocfs2.ls.$d.2" ||
+		fail "ls of $d: node1 and node2 differ"
+done
+
+umount $MNT || fail "umount"
+barrier ocfs2-umounted 300
+ocfs2_fsck
+rmmod ocfs2_stack_rdlm || fail "rmmod ocfs2_stack_rdlm"
+barrier ocfs2-done 300
+trap fabric_cleanup EXIT
+membership_stop
+"$CONFIGURE" -f "$CONF" down || fail "configure down"
+rdlm_unload
+rm -f "$CONF"
+ocfs2_kmsg_check
+echo "ocfs2-kill: node$VICTIM killed while writing, its journal replayed, the survivors went on, fsck clean"
