@@ -153,8 +153,11 @@ rdlm_up()
 	"$RDLMCTL" join "$ls" members=1,2 "${LS_ATTRS[@]}" || fail "rdlmctl join $ls"
 	st "wait $ls 90"
 	barrier ob-rdlm-ls 120
-	within 120 "mount (rdlm)" \
-		mount -i -t ocfs2 -o cluster_stack=pcmk,noatime "$DISK" $MNT
+}
+
+rdlm_mount()
+{
+	mount -i -t ocfs2 -o cluster_stack=pcmk,noatime "$DISK" $MNT
 }
 
 rdlm_down()
@@ -191,9 +194,13 @@ o2cb_up()
 	barrier ob-o2cb-ready 300
 	mkfs_disk o2cb $O2CB_CLUSTER
 	barrier ob-o2cb-mkfs 300
-	# mount.ocfs2 starts the heartbeat, then the kernel waits until every
-	# node heartbeating on the disk is connected (60 s at most)
-	within 300 "mount (o2cb)" mount -t ocfs2 -o noatime "$DISK" $MNT
+}
+
+# mount.ocfs2 starts the disk heartbeat, then the kernel waits until it is
+# connected to every node heartbeating on the disk (60 s at most)
+o2cb_mount()
+{
+	mount -t ocfs2 -o noatime "$DISK" $MNT
 }
 
 # teardown WHAT: a stack's teardown went wrong (said with the table)
@@ -237,11 +244,23 @@ workload()
 	echo "$2 ${out#W }" >>"$RES.$1.w.$ME"
 }
 
-# bench STACK: the measurements on the mounted file system, then umount
+# timed STACK WHAT SECS CMD...: within, this node's time in $RES.STACK.WHAT
+timed()
+{
+	local t0=$EPOCHREALTIME
+
+	within "$3" "$1: $2" "${@:4}"
+	awk -v t0="$t0" -v t1="$EPOCHREALTIME" \
+		'BEGIN { printf "1 %.0f\n", (t1 - t0) * 1000 }' >"$RES.$1.$2.$ME"
+}
+
+# bench STACK: mount, the measurements, umount
 bench()
 {
 	local s=$1 k n
 
+	barrier "ob-$s-mount" 300
+	timed "$s" mount 300 "${s}_mount"
 	barrier "ob-$s-mounted" 300
 	echo "node$ME: $s: mounted: $(grep " $MNT " /proc/mounts)"
 	if [ "$ME" = 1 ]; then
@@ -268,7 +287,7 @@ bench()
 	done
 	echo "node$ME: $s: both nodes' files read back alike"
 	barrier "ob-$s-checked" 600
-	umount $MNT || fail "$s: umount"
+	timed "$s" umount 300 umount $MNT
 	barrier "ob-$s-umounted" 300
 }
 
@@ -282,13 +301,13 @@ stats()
 		      else print "- - 0" }'
 }
 
-# wall STACK: "median runs list" of the workload's wall times (ms, the
-# slower node's), the list in the order of the runs
+# wall STACK WHAT: "median runs list" of WHAT's wall times (ms, the slower
+# node's), the list in the order of the runs
 wall()
 {
 	local times
 
-	times=$(cat "$RES.$1.w."[12] | awk '$2 > m[$1] { m[$1] = $2 }
+	times=$(cat "$RES.$1.$2."[12] | awk '$2 > m[$1] { m[$1] = $2 }
 		END { for (k in m) print k, m[k] }' | sort -n | awk '{ print $2 }')
 	[ -n "$times" ] || { echo "- 0 -"; return; }
 	echo "$(sort -n <<<"$times" | awk '{ v[NR] = $1 }
@@ -312,9 +331,13 @@ report()
 			read -r p50 p99 n < <(stats $op "$RES.$s.pp."[12])
 			row "$s" "${label[$op]}" "$p50" "$p99" "$n" -
 		done
-		read -r med runs list < <(wall "$s")
+		read -r med runs list < <(wall "$s" w)
 		row "$s" "concurrent workload" - - "$runs" "$med"
 		echo "       ($s workload runs, ms: $list)"
+		for op in mount umount; do
+			read -r med runs list < <(wall "$s" $op)
+			row "$s" "$op" - - - "$med"
+		done
 	done
 	echo "ping-pong: $ROUNDS rounds after $WARMUP (both nodes' samples); workload: $FILES files x 2 directories per node, $REPEAT runs, median of the slower node's time"
 	echo "command: tools/cluster/run -n 2 -- $(cat "$RDLM_OUT/command" 2>/dev/null)"
