@@ -321,6 +321,23 @@ wall()
 		END { print NR ? v[int((NR + 1) / 2)] : "-", NR }') $(paste -sd, <<<"$times")"
 }
 
+# shown_command: the run's command ($RDLM_OUT/command, printf %q words)
+# as one would type it
+shown_command()
+{
+	local -a cmd
+	local w q="'"
+
+	eval "cmd=($(cat "$RDLM_OUT/command" 2>/dev/null))"
+	for w in "${cmd[@]}"; do
+		if [[ "$w" =~ ^[-A-Za-z0-9_./=,:]+$ ]]; then
+			printf ' %s' "$w"
+		else
+			printf " '%s'" "${w//$q/$q\\$q$q}"
+		fi
+	done
+}
+
 row()
 {
 	printf '%-6s %-21s %9s %9s %5s %9s\n' "$@"
@@ -347,7 +364,7 @@ report()
 		done
 	done
 	echo "ping-pong: $ROUNDS rounds after $WARMUP (both nodes' samples); workload: $FILES files x 2 directories per node, $REPEAT runs, median of the slower node's time"
-	echo "command: tools/cluster/run -n 2 -- $(cat "$RDLM_OUT/command" 2>/dev/null)"
+	echo "command: tools/cluster/run -n 2 --$(shown_command)"
 	cat "$RES.teardown."[12] 2>/dev/null | sed 's/^/teardown: /'
 	echo "guest kernel $(uname -r), $(nproc) CPU per node, TCG"
 }
