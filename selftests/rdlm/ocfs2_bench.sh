@@ -261,6 +261,18 @@ timed()
 		'BEGIN { printf "1 %.0f\n", (t1 - t0) * 1000 }' >"$RES.$1.$2.$ME"
 }
 
+# counted STACK WHAT RUN CMD...: CMD, and the packets this node sent on
+# eth0 meanwhile (a unit both stacks share: RoCE's UDP for rdlm, o2net's
+# TCP for o2cb, acknowledgements included) as "RUN N" in $RES.STACK.pkts-WHAT
+counted()
+{
+	local f=/sys/class/net/eth0/statistics/tx_packets p0
+
+	p0=$(cat $f)
+	"${@:4}"
+	echo "$3 $(($(cat $f) - p0))" >>"$RES.$1.pkts-$2.$ME"
+}
+
 # bench STACK: mount, the measurements, umount
 bench()
 {
@@ -278,11 +290,11 @@ bench()
 	fi
 	: >"$RES.$s.w.$ME"
 	barrier "ob-$s-pp" 300
-	within 900 "$s: ping-pong" pingpong "$s"
+	counted "$s" pp 1 within 900 "$s: ping-pong" pingpong "$s"
 	echo "node$ME: $s: ping-pong done"
 	for ((k = 1; k <= REPEAT; k++)); do
 		barrier "ob-$s-w$k" 900
-		within 300 "$s: workload $k" workload "$s" $k
+		counted "$s" w $k within 300 "$s: workload $k" workload "$s" $k
 	done
 	barrier "ob-$s-w-done" 600
 	echo "node$ME: $s: workload times (run ms): $(xargs <"$RES.$s.w.$ME")"
@@ -338,32 +350,44 @@ shown_command()
 	done
 }
 
+# packets STACK WHAT PER: packets both nodes sent during WHAT, per PER
+# (rounds, runs)
+packets()
+{
+	cat "$RES.$1.pkts-$2."[12] 2>/dev/null |
+		awk -v per="$3" '{ s += $2 } END { print NR ? int(s / per + 0.5) : "-" }'
+}
+
 row()
 {
-	printf '%-6s %-21s %9s %9s %5s %9s\n' "$@"
+	printf '%-6s %-21s %9s %9s %5s %9s %8s\n' "$@"
 }
 
 report()
 {
-	local s op p50 p99 n med runs list
+	local s op p50 p99 n med runs list pk
 	local -A label=([create]="create" [stat]="stat until it appears"
 			[rtt]="round trip")
 
-	row stack op p50_us p99_us n wall_ms
+	row stack op p50_us p99_us n wall_ms packets
 	for s in $STACKS; do
 		for op in create stat rtt; do
 			read -r p50 p99 n < <(stats $op "$RES.$s.pp."[12])
-			row "$s" "${label[$op]}" "$p50" "$p99" "$n" -
+			pk=-
+			[ $op = rtt ] && pk=$(packets "$s" pp $((ROUNDS + WARMUP)))
+			row "$s" "${label[$op]}" "$p50" "$p99" "$n" - "$pk"
 		done
 		read -r med runs list < <(wall "$s" w)
-		row "$s" "concurrent workload" - - "$runs" "$med"
+		row "$s" "concurrent workload" - - "$runs" "$med" \
+			"$(packets "$s" w "$REPEAT")"
 		echo "       ($s workload runs, ms: $list)"
 		for op in mount umount; do
 			read -r med runs list < <(wall "$s" $op)
-			row "$s" "$op" - - - "$med"
+			row "$s" "$op" - - - "$med" -
 		done
 	done
 	echo "ping-pong: $ROUNDS rounds after $WARMUP (both nodes' samples); workload: $FILES files x 2 directories per node, $REPEAT runs, median of the slower node's time"
+	echo "packets: sent on eth0 by both nodes, per ping-pong round (warm-up included) and per workload run"
 	echo "command: tools/cluster/run -n 2 --$(shown_command)"
 	cat "$RES.teardown."[12] 2>/dev/null | sed 's/^/teardown: /'
 	echo "guest kernel $(uname -r), $(nproc) CPU per node, TCG"
