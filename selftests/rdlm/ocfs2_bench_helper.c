@@ -139,7 +139,7 @@ static size_t content(char *buf, size_t size, int node, long i, int appended)
 	if (appended && n < size)
 		n += snprintf(buf + n, size - n, "appended by node%d\n", node);
 	if (n >= size)
-		die("content of file %ld does not fit", i);
+		die("file %ld: its content does not fit", i);
 	return n;
 }
 
