@@ -25,9 +25,12 @@
 #    files in a shared and in an own directory), OCFS2_BENCH_REPEAT (3)
 #    times in new directories: its wall time (the slower node's), median
 #    of the runs; then each node reads back what the other wrote;
+#  - mount and umount timed (the slower node), the packets both nodes
+#    sent on eth0 counted per ping-pong round and per workload run;
 #  - umount, stack down.
-# Node 1 prints the table (stack, op, p50, p99, n, wall time) and the
-# command, and leaves it in $RDLM_OUT/ocfs2_bench.table.
+# Node 1 prints the table (stack, op, p50, p99, n, wall time, packets)
+# and the command, and leaves it in $RDLM_OUT/ocfs2_bench.table; after a
+# failure, what was measured until then. About 150 s on 2 cores.
 #
 #   flock /tmp/rdlm-vm.lock tools/cluster/run -q -n 2 -t 1200 -- \
 #       bash -c 'cd build/selftests/rdlm && ./ocfs2_bench.sh'
