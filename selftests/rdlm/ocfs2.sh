@@ -122,14 +122,5 @@ done
 echo "node$ME: cross-node checks done in $(ms "$T1") ms"
 echo "node$ME: $(cat /sys/kernel/debug/rdlm/lockspaces 2>/dev/null | grep "$LS" | head -n 1)"
 
-umount $MNT || fail "umount"
-barrier ocfs2-umounted 300
-ocfs2_fsck
-rmmod ocfs2_stack_rdlm || fail "rmmod ocfs2_stack_rdlm"
-barrier ocfs2-done 300
-trap fabric_cleanup EXIT
-"$CONFIGURE" -f "$CONF" down || fail "configure down"
-rdlm_unload
-rm -f "$CONF"
-ocfs2_kmsg_check
+ocfs2_finish "$CONF"
 echo "ocfs2: mounted on $NODES nodes over rdlm ($ENGINE), workload checked, fsck clean"

@@ -116,15 +116,5 @@ for d in after shared; do
 		fail "ls of $d: node1 and node2 differ"
 done
 
-umount $MNT || fail "umount"
-barrier ocfs2-umounted 300
-ocfs2_fsck
-rmmod ocfs2_stack_rdlm || fail "rmmod ocfs2_stack_rdlm"
-barrier ocfs2-done 300
-trap fabric_cleanup EXIT
-membership_stop
-"$CONFIGURE" -f "$CONF" down || fail "configure down"
-rdlm_unload
-rm -f "$CONF"
-ocfs2_kmsg_check
+ocfs2_finish "$CONF"
 echo "ocfs2-kill: node$VICTIM killed while writing, its journal replayed, the survivors went on, fsck clean"

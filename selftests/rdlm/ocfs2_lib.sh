@@ -173,6 +173,23 @@ ocfs2_fsck()
 		fail "fsck.ocfs2: $(tail -n 5 /tmp/ocfs2-fsck.log)"
 }
 
+# ocfs2_finish CONF: every node unmounts, node 1 checks the file system;
+# the stack goes down (corosync too, if it runs); the kernel log is clean
+ocfs2_finish()
+{
+	umount $MNT || fail "umount"
+	barrier ocfs2-umounted 300
+	ocfs2_fsck
+	rmmod ocfs2_stack_rdlm || fail "rmmod ocfs2_stack_rdlm"
+	barrier ocfs2-done 300
+	trap fabric_cleanup EXIT
+	membership_stop
+	"$CONFIGURE" -f "$1" down || fail "configure down"
+	rdlm_unload
+	rm -f "$1"
+	ocfs2_kmsg_check
+}
+
 # ocfs2_kmsg_check: no WARN, oops or hung task, and no OCFS2 error
 ocfs2_kmsg_check()
 {
