@@ -1152,6 +1152,74 @@ static void t_central_no_lease(void)
 	rdlm_engine_fini(&E);
 }
 
+/*
+ * any_slot: central's words are 31-bit numbers far beyond the table; two
+ * that share a bucket of the home's hash keep their queues apart, and an
+ * emptied queue goes back for another word.
+ */
+static void t_central_any_slot(void)
+{
+	/* 1 and 33 share a bucket of a 32-queue home */
+	static const u32 w[] = { 1, 33, RDLM_ANY_SLOT_MAX };
+	struct rdlm_req *r[3], *c, *d;
+	struct rdlm_verb v;
+	struct rdlm_out o;
+	int i;
+
+	CHECK(rdlm_central_ops.any_slot && !rdlm_bakery_ops.any_slot);
+	eng_setup(&rdlm_central_ops, 0, 1);
+	home_setup(32);
+	for (i = 0; i < 3; i++) {
+		r[i] = mkreq(RDLM_MODE_EX, 1);
+		r[i]->slot = w[i];
+		o = O(0);
+		CHECK(E.ops->lock(&E, r[i], &o) == 0);
+		v = sent(RDLM_MSG_LOCK);
+		CHECK(v.msg.slot == w[i]);
+		deliver(&H, &v, 0, 10);
+		v = sent(RDLM_MSG_GRANT);	/* every word is free */
+		CHECK(v.msg.slot == w[i] && v.msg.reqid == rdlm_req_id(r[i]));
+		deliver(&E, &v, 1, 20);
+		CHECK(find(RDLM_ACT_GRANT, 0) && find(RDLM_ACT_GRANT, 0)->req == r[i]);
+	}
+	/* another request for word 1 waits for r[0], and only for it */
+	c = mkreq(RDLM_MODE_EX, 1);
+	c->slot = 1;
+	o = O(30);
+	CHECK(E.ops->lock(&E, c, &o) == 0);
+	v = sent(RDLM_MSG_LOCK);
+	deliver(&H, &v, 0, 40);
+	CHECK(!sent(RDLM_MSG_GRANT).msg.type);
+	o = O(50);
+	CHECK(E.ops->unlock(&E, r[1], &o) == 0);	/* word 33 */
+	v = sent(RDLM_MSG_UNLOCK);
+	deliver(&H, &v, 0, 60);
+	CHECK(!sent(RDLM_MSG_GRANT).msg.type);
+	o = O(70);
+	CHECK(E.ops->unlock(&E, r[0], &o) == 0);	/* word 1 */
+	v = sent(RDLM_MSG_UNLOCK);
+	deliver(&H, &v, 0, 80);
+	v = sent(RDLM_MSG_GRANT);
+	CHECK(v.msg.slot == 1 && v.msg.reqid == rdlm_req_id(c));
+	/* word 33's queue was freed and serves a new word */
+	d = mkreq(RDLM_MODE_EX, 1);
+	d->slot = 65;
+	o = O(90);
+	CHECK(E.ops->lock(&E, d, &o) == 0);
+	v = sent(RDLM_MSG_LOCK);
+	deliver(&H, &v, 0, 100);
+	v = sent(RDLM_MSG_GRANT);
+	CHECK(v.msg.slot == 65 && v.msg.reqid == rdlm_req_id(d));
+	/* beyond 31 bits: refused */
+	rdlm_req_free(&E, r[1]);
+	r[1] = mkreq(RDLM_MODE_EX, 1);
+	r[1]->slot = RDLM_ANY_SLOT_MAX + 1;
+	o = O(110);
+	CHECK(E.ops->lock(&E, r[1], &o) == -EINVAL);
+	rdlm_engine_fini(&H);
+	rdlm_engine_fini(&E);
+}
+
 static void t_engine_common(void)
 {
 	struct rdlm_engine_params p;
@@ -1599,6 +1667,7 @@ int main(int argc, char **argv)
 		{ "central: a dead node's waiting entries leave the home's queue", t_central_member_down },
 		{ "central: in-place conversion: order, deadlock, NODLCKWT, cancel, NOQUEUE, lost answers, down", t_central_convert },
 		{ "central: no_lease: holds without a lease; bakery refuses it", t_central_no_lease },
+		{ "central: any_slot: 31-bit words, one bucket, queues apart", t_central_any_slot },
 		{ "dqnl: uncontended acquire and release, one CAS each", t_dq_uncontended },
 		{ "dqnl: successor notice, blocking notice, handover", t_dq_handover },
 		{ "dqnl 4.3.1: release races an enqueuing successor", t_dq_transient },
