@@ -55,9 +55,9 @@ RDLM_CLUSTER=rdlmocfs2
 O2CB_CLUSTER=rdlmo2cb
 O2CB_PORT=7777
 RDLMCTL=$REPO/userspace/rdlmctl
-# the rdlm lockspace as ocfs2.sh makes it (the reasons are there)
+# the rdlm lockspace as ocfs2.sh makes it (the reasons are in ocfs2_lib.sh)
 LS_ATTRS=(engine=central atomic_mode=nic lvb_len=64 lease_us=0
-	table_size=65536 nr_reqs=16384 mailbox_slots=256)
+	nr_reqs=16384 mailbox_slots=256)
 MNT=/run/ocfs2-bench
 HB_CTL=/proc/sys/fs/ocfs2/nm/hb_ctl_path
 O2CB_CFS=/sys/kernel/config/cluster/$O2CB_CLUSTER
