@@ -20,6 +20,10 @@
  *				leases (central: holds last until released;
  *				the bakery refuses it)
  *		local_grants_max	local takeovers of a held lock word
+ *		cache_us	hold caching: a lock word no local lock uses
+ *				any more is kept this long for the next one,
+ *				unless another node waits (at most half the
+ *				lease; default 0: given back at once)
  *		max_locks	locks on this node (default 65536)
  *		max_locks_per_file	locks and unread events of one
  *				/dev/rdlm file (default 4096)
@@ -94,6 +98,7 @@ struct rdlm_cfg_ls {
 	u32 update_locks;
 	u32 nr_reqs;
 	u32 local_grants_max;
+	u32 cache_us;
 	u32 max_locks;
 	u32 max_locks_per_file;
 	u32 max_lvbs;
@@ -476,6 +481,7 @@ RDLM_LS_U32_ATTR(kmax, 1, 64)
 RDLM_LS_U32_ATTR(update_locks, 0, 1)
 RDLM_LS_U32_ATTR(nr_reqs, 1, 1U << 20)
 RDLM_LS_U32_ATTR(local_grants_max, 0, 1U << 20)
+RDLM_LS_U32_ATTR(cache_us, 0, 60000000)
 RDLM_LS_U32_ATTR(max_locks, 1, 1U << 24)
 RDLM_LS_U32_ATTR(max_locks_per_file, 1, 1U << 24)
 RDLM_LS_U32_ATTR(max_lvbs, 1, 1U << 24)
@@ -493,6 +499,7 @@ CONFIGFS_ATTR(rdlm_cfg_ls_, kmax);
 CONFIGFS_ATTR(rdlm_cfg_ls_, update_locks);
 CONFIGFS_ATTR(rdlm_cfg_ls_, nr_reqs);
 CONFIGFS_ATTR(rdlm_cfg_ls_, local_grants_max);
+CONFIGFS_ATTR(rdlm_cfg_ls_, cache_us);
 CONFIGFS_ATTR(rdlm_cfg_ls_, max_locks);
 CONFIGFS_ATTR(rdlm_cfg_ls_, max_locks_per_file);
 CONFIGFS_ATTR(rdlm_cfg_ls_, max_lvbs);
@@ -684,6 +691,7 @@ static int rdlm_cfg_ls_enable_lm(struct rdlm_cfg_ls *ls, u32 local)
 	memcpy(lc->members, ls->members, ls->nr_members * sizeof(u32));
 	lc->nr_slots = ls->table_size;
 	lc->local_grants_max = ls->local_grants_max;
+	lc->cache_us = ls->cache_us;
 	lc->max_locks = ls->max_locks;
 	lc->max_locks_per_file = ls->max_locks_per_file;
 	lc->max_lvbs = ls->max_lvbs;
@@ -913,6 +921,7 @@ static struct configfs_attribute *rdlm_cfg_ls_attrs[] = {
 	&rdlm_cfg_ls_attr_update_locks,
 	&rdlm_cfg_ls_attr_nr_reqs,
 	&rdlm_cfg_ls_attr_local_grants_max,
+	&rdlm_cfg_ls_attr_cache_us,
 	&rdlm_cfg_ls_attr_max_locks,
 	&rdlm_cfg_ls_attr_max_locks_per_file,
 	&rdlm_cfg_ls_attr_max_lvbs,
@@ -1029,6 +1038,7 @@ static void rdlm_cfg_ls_copy(struct rdlm_cfg_ls *to,
 	to->update_locks = from->update_locks;
 	to->nr_reqs = from->nr_reqs;
 	to->local_grants_max = from->local_grants_max;
+	to->cache_us = from->cache_us;
 	to->max_locks = from->max_locks;
 	to->max_locks_per_file = from->max_locks_per_file;
 	to->max_lvbs = from->max_lvbs;

@@ -10,6 +10,9 @@
  * of its name. Different names on one word never wait for each other here,
  * except for a stronger hold. After local_grants_max grants the hold is
  * given back once its holders are gone, so remote waiters get their turn.
+ * With hold caching (configfs cache_us) a hold whose last lock went is
+ * kept for the next one until another node waits for the word, or for
+ * cache_us, or half the grant's lease, whichever ends first.
  *
  * The lock value block lives at the home and moves by messages: lvb.c
  * holds both halves of that protocol.
@@ -588,6 +591,51 @@ static bool rdlm_slot_may_upgrade(struct rdlm_lockspace *ls,
 	       !s->upgrade_refused;
 }
 
+/* Arm the cache timer for @until, unless it fires before. */
+static void rdlm_cache_arm(struct rdlm_lockspace *ls, u64 until)
+{
+	ktime_t t = ns_to_ktime(until);
+
+	if (!hrtimer_is_queued(&ls->cache_timer) ||
+	    ktime_before(t, hrtimer_get_expires(&ls->cache_timer)))
+		hrtimer_start(&ls->cache_timer, t, HRTIMER_MODE_ABS_SOFT);
+}
+
+/*
+ * Hold caching: may this node keep its hold of @s, owned with no local
+ * lock left, for locks to come? Not once another node waits for the word
+ * (the engines' blocking notice), past cache_us or half the grant's lease
+ * (a kept hold must never be lost to its lease), nor while the home is out
+ * of reach, names move or the lockspace stops.
+ */
+static bool rdlm_slot_keep(struct rdlm_lockspace *ls, struct rdlm_slot *s)
+{
+	u64 now;
+
+	if (!ls->cache_ns || ls->cache_off || ls->rh_active || s->lost ||
+	    s->pinned || s->upgrading || s->link_wait ||
+	    (ls->memb_epoch && !rdlm_home_member(ls, s->home)) ||
+	    rdlm_home_awaited(ls, s->home))
+		return false;
+	if (s->remote_waiting || s->tried) {
+		if (s->cached)
+			ls->st.cache_revoked++;
+		return false;
+	}
+	now = ktime_get_ns();
+	if (!s->cached) {
+		u64 until = min(now + ls->cache_ns, s->keep_end);
+
+		if (until <= now)
+			return false;
+		s->cached = true;
+		s->cache_until = until;
+		ls->st.cache_kept++;
+		rdlm_cache_arm(ls, until);
+	}
+	return now < s->cache_until;
+}
+
 /* The word's engine request is gone or set aside: no hold, no copy. */
 static void rdlm_slot_idle(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 {
@@ -596,6 +644,8 @@ static void rdlm_slot_idle(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 	s->req = NULL;
 	s->state = RDLM_SLOT_IDLE;
 	s->lost = false;
+	s->cached = false;
+	s->tried = false;
 	rdlm_slot_upgrade_over(s);
 	s->upgrade_refused = false;
 	rdlm_lvb_peek_drop(ls, s);
@@ -744,6 +794,8 @@ static void rdlm_lkb_grant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
 	if (mode > RDLM_LOCK_NL) {
 		if (s->local_grants++)
 			ls->st.local_grants++;
+		if (s->cached)
+			ls->st.cache_hits++;
 	}
 	/*
 	 * A PW/EX holder of the LVB is known to the home until it writes the
@@ -860,7 +912,7 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 	struct rdlm_lkb *lkb, *tmp;
 	struct rdlm_res *res;
 	bool waiters = false, holders = s->pinned, reclaim = false;
-	bool upgrade, dlck_fail = false, ex_held = false;
+	bool upgrade, dlck_fail = false, ex_held = false, kept;
 	u8 need = RDLM_MODE_SH, reclaim_need = RDLM_MODE_SH;
 
 	if (ls->dead)
@@ -947,8 +999,13 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 	    !s->pinned && !s->lvb_puts)
 		rdlm_slot_downgrade(ls, s);
 	need = max(need, reclaim_need);
+	/* no lock left on an owned word: keep it for the next one? */
+	kept = s->state == RDLM_SLOT_OWNED && !holders && !waiters &&
+	       !s->lvb_puts && rdlm_slot_keep(ls, s);
+	if (!kept)
+		s->cached = false;
 	if ((s->state == RDLM_SLOT_ACQUIRING && !waiters && !holders) ||
-	    (s->state == RDLM_SLOT_OWNED && !holders && !s->lvb_puts))
+	    (s->state == RDLM_SLOT_OWNED && !holders && !s->lvb_puts && !kept))
 		rdlm_slot_release(ls, s);
 	if (s->state == RDLM_SLOT_RELEASING && (waiters || reclaim))
 		rdlm_slot_retire(ls, s);
@@ -1095,6 +1152,12 @@ static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
 		s->state = RDLM_SLOT_OWNED;
 		s->upgrade_refused = false;
 		s->own_mode = act->mode;
+		/* a kept hold goes at half its lease (rdlm_slot_keep()) */
+		s->keep_end = U64_MAX;
+		if (act->lease_end && act->lease_end != U64_MAX)
+			s->keep_end = act->lease_end > out->now ?
+				      out->now + (act->lease_end - out->now) / 2 :
+				      out->now;
 		/* free when the request's first verb got there (lvb.c) */
 		s->grant_first = ls->completing == act->req &&
 				 s->answers == 1;
@@ -1102,6 +1165,7 @@ static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
 		s->lost = false;
 		s->trying = false;
 		s->remote_waiting = false;
+		s->tried = false;
 		/* passed after the engine call: see rdlm_ls_after() */
 		break;
 	case RDLM_ACT_FAIL:
@@ -1132,6 +1196,8 @@ static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
 			rdlm_slot_lost(ls, s);
 		} else if (act->notice == RDLM_NOTICE_UNCONVERTED) {
 			rdlm_slot_unconverted(ls, s, act->err);
+		} else if (act->notice == RDLM_NOTICE_TRIED) {
+			s->tried = true;	/* a kept hold goes */
 		} else if (act->notice == RDLM_NOTICE_BLOCKING) {
 			struct rdlm_lkb *lkb;
 
@@ -1221,6 +1287,32 @@ void rdlm_ls_pass_all(struct rdlm_lockspace *ls)
 	hash_for_each_safe(ls->slots, bkt, tmp, s, hash)
 		rdlm_slot_pass(ls, s);
 	rdlm_rehome_check(ls);
+}
+
+/**
+ * rdlm_ls_cache_expire() - give back the kept holds whose time is up
+ * @ls: lockspace (locked)
+ * @all: every kept hold (the lockspace stops), not only those
+ *
+ * Arms the cache timer again for the first hold left.
+ */
+void rdlm_ls_cache_expire(struct rdlm_lockspace *ls, bool all)
+{
+	u64 now = ktime_get_ns(), next = U64_MAX;
+	struct hlist_node *tmp;
+	struct rdlm_slot *s;
+	int bkt;
+
+	hash_for_each_safe(ls->slots, bkt, tmp, s, hash) {
+		if (!s->cached)
+			continue;
+		if (all || s->cache_until <= now)
+			rdlm_slot_pass(ls, s);
+		else
+			next = min(next, s->cache_until);
+	}
+	if (next != U64_MAX)
+		rdlm_cache_arm(ls, next);
 }
 
 /**

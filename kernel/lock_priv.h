@@ -80,6 +80,11 @@ struct rdlm_slot {
 	struct rdlm_res *peek_res;
 	u8 peek_lvb[RDLM_LVB_MAX];
 	u32 local_grants;	/* grants since own: the takeover bound */
+	/* hold caching: owned, no local lock, kept until cache_until */
+	bool cached;
+	bool tried;		/* a refused trylock of another node met it */
+	u64 cache_until;	/* ktime_get_ns() */
+	u64 keep_end;		/* half the grant's lease; U64_MAX: none */
 	u32 lvb_puts;		/* LVB writes not yet acknowledged by home */
 	u32 puts_sent;		/* LVB writes and DONEs sent, ever */
 	u32 puts_acked;		/* ... acknowledged (or given up) */
@@ -183,6 +188,8 @@ struct rdlm_lockspace {
 	u32 self;			/* engine index of this node */
 	u32 nr_slots;
 	u32 local_grants_max;
+	u64 cache_ns;			/* configfs cache_us; 0: no caching */
+	bool cache_off;			/* stopping: give kept holds back */
 	u32 max_locks;
 	u32 max_locks_per_file;
 	u32 max_lvbs;
@@ -202,6 +209,7 @@ struct rdlm_lockspace {
 	u32 next_lkid;
 	struct rdlm_req_timer *req_timers;	/* one per engine request */
 	struct hrtimer home_timer;
+	struct hrtimer cache_timer;	/* the first kept hold to give back */
 	u64 home_cookie;
 	struct rdlm_lockspace_stats st;
 
@@ -356,6 +364,7 @@ void rdlm_res_move(struct rdlm_lockspace *ls, struct rdlm_res *res,
 		   struct rdlm_slot *to);
 bool rdlm_res_reclaimed(struct rdlm_res *res);
 void rdlm_ls_pass_all(struct rdlm_lockspace *ls);
+void rdlm_ls_cache_expire(struct rdlm_lockspace *ls, bool all);
 void rdlm_ls_call_member_down(struct rdlm_lockspace *ls, u32 node, u32 epoch);
 void rdlm_ls_call_member_join(struct rdlm_lockspace *ls, u32 node);
 void rdlm_ls_call_complete(struct rdlm_lockspace *ls,

@@ -210,6 +210,18 @@ static enum hrtimer_restart rdlm_ls_req_timer(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+static enum hrtimer_restart rdlm_ls_cache_timer(struct hrtimer *t)
+{
+	struct rdlm_lockspace *ls = container_of(t, struct rdlm_lockspace,
+						 cache_timer);
+
+	spin_lock_bh(&ls->lock);
+	if (!ls->dead)
+		rdlm_ls_cache_expire(ls, false);
+	rdlm_ls_unlock(ls);
+	return HRTIMER_NORESTART;
+}
+
 static enum hrtimer_restart rdlm_ls_home_timer(struct hrtimer *t)
 {
 	struct rdlm_lockspace *ls = container_of(t, struct rdlm_lockspace,
@@ -357,6 +369,7 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 	ls->self = rdlm_ls_node_index(ls, cfg->local);
 	ls->nr_slots = cfg->nr_slots;
 	ls->local_grants_max = cfg->local_grants_max;
+	ls->cache_ns = (u64)cfg->cache_us * NSEC_PER_USEC;
 	ls->max_locks = cfg->max_locks;
 	ls->max_locks_per_file = cfg->max_locks_per_file;
 	ls->max_lvbs = cfg->max_lvbs;
@@ -375,6 +388,8 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 	init_waitqueue_head(&ls->wait);
 	hrtimer_init(&ls->home_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	ls->home_timer.function = rdlm_ls_home_timer;
+	hrtimer_init(&ls->cache_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	ls->cache_timer.function = rdlm_ls_cache_timer;
 	rdlm_memb_init(ls, cfg->recovery_grace_ms);
 	rdlm_rehome_init(ls);
 
@@ -491,6 +506,9 @@ void rdlm_lockspace_stop(struct rdlm_lockspace *ls)
 	rdlm_memb_stop(ls);
 
 	spin_lock_bh(&ls->lock);
+	/* words kept for locks to come: their releases go out first */
+	ls->cache_off = true;
+	rdlm_ls_cache_expire(ls, true);
 	ls->dead = true;
 	rdlm_ls_fail_all(ls);
 	rdlm_ls_unlock(ls);
@@ -517,6 +535,7 @@ void rdlm_lockspace_destroy(struct rdlm_lockspace *ls)
 
 	rdlm_fabric_ls_set_ops(ls->fls, NULL, NULL);
 	hrtimer_cancel(&ls->home_timer);
+	hrtimer_cancel(&ls->cache_timer);
 	for (i = 0; i < ls->eng.p.nr_reqs; i++)
 		hrtimer_cancel(&ls->req_timers[i].timer);
 	flush_workqueue(ls->wq);
@@ -694,6 +713,8 @@ static int rdlm_ls_debugfs_show(struct seq_file *m, void *unused)
 	seq_printf(m, "asts queued %llu direct %llu retakes %llu lvb_peeks %llu upgrades %llu downgrades %llu\n",
 		   st.asts_queued, st.asts_direct, st.retakes, st.lvb_peeks,
 		   st.upgrades, st.downgrades);
+	seq_printf(m, "cache kept %llu hits %llu revoked %llu\n",
+		   st.cache_kept, st.cache_hits, st.cache_revoked);
 	seq_puts(m, "verbs");
 	for (i = 0; i < RDLM_VERB_NR; i++)
 		seq_printf(m, " %s %llu", verbs[i], st.verbs[i]);

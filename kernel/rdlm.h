@@ -57,6 +57,10 @@ struct rdlm_lockspace;
  * @lvb_peeks: grants whose LVB came with the word's first round trip
  * @upgrades: shared holds of a word made exclusive in place
  * @downgrades: exclusive holds of a word made shared in place
+ * @cache_kept: holds of a word kept after its last local lock went
+ *	(hold caching, configfs cache_us)
+ * @cache_hits: locks granted from such a kept hold, without a verb
+ * @cache_revoked: kept holds given back because another node waits
  * @lost: locks lost (lease expired, member down)
  * @lvb_invalidated: as a home, LVBs marked invalid because their PW/EX
  *	holder's node went away, or its lock was broken, before writing back
@@ -81,6 +85,9 @@ struct rdlm_lockspace_stats {
 	u64 lvb_peeks;
 	u64 upgrades;
 	u64 downgrades;
+	u64 cache_kept;
+	u64 cache_hits;
+	u64 cache_revoked;
 	u64 lost;
 	u64 lvb_invalidated;
 	u64 lvb_lost;
@@ -101,6 +108,8 @@ struct rdlm_lockspace_stats {
  * @nr_slots: lock words per member table
  * @local_grants_max: local takeovers of a held word before it is given
  *	back, so that remote waiters are not starved; 0 = no bound
+ * @cache_us: how long a word no local lock uses any more is kept for the
+ *	next one (at most half its lease); 0 = given back at the last unlock
  * @max_locks: locks (granted or waiting) on this node, all users
  * @max_locks_per_file: locks of one /dev/rdlm file, and its completion
  *	events not read yet
@@ -122,6 +131,7 @@ struct rdlm_lockspace_cfg {
 	u32 members[RDLM_MAX_MEMBERS];
 	u32 nr_slots;
 	u32 local_grants_max;
+	u32 cache_us;
 	u32 max_locks;
 	u32 max_locks_per_file;
 	u32 max_lvbs;

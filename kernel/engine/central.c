@@ -99,6 +99,7 @@ struct cl_home {
 enum {
 	CL_MSG_CONVERT = RDLM_MSG_ENGINE,	/* holder -> home: mode, token */
 	CL_MSG_UNCONVERTED,	/* home -> holder: not converted, arg = -errno */
+	CL_MSG_TRIED,		/* home -> holder: a trylock was refused */
 };
 
 static struct cl_req *cl(struct rdlm_req *req)
@@ -619,8 +620,15 @@ static void cl_home_lock(struct rdlm_engine *eng, struct cl_home *h,
 		/* a trylock that would wait: take it out, answer busy */
 		u32 prev = CL_NONE;
 
-		for (i = s->head; i != idx; i = h->ents[i].next)
+		for (i = s->head; i != idx; i = h->ents[i].next) {
+			struct cl_entry *o = &h->ents[i];
+
 			prev = i;
+			/* its holders hear of it: one may only keep it */
+			if (o->granted && !cl_compatible(o->mode, e->mode))
+				cl_send(eng, out, NULL, o->src, CL_MSG_TRIED,
+					m->slot, o->mode, o->reqid, o->token);
+		}
 		cl_remove(h, m->slot, idx, prev);
 		cl_send(eng, out, NULL, rx->src, RDLM_MSG_BUSY, m->slot,
 			m->mode, m->reqid, 0);
@@ -879,11 +887,14 @@ static void cl_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 		cl_on_grant(eng, rx, out);
 		break;
 	case RDLM_MSG_BLOCKING:
+	case CL_MSG_TRIED:
 		req = rdlm_req_lookup(eng, m->reqid);
 		if (req && cl(req)->phase == CL_HELD &&
 		    cl(req)->token == m->token)
 			rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
-					 RDLM_NOTICE_BLOCKING, 0);
+					 m->type == RDLM_MSG_BLOCKING ?
+					 RDLM_NOTICE_BLOCKING :
+					 RDLM_NOTICE_TRIED, 0);
 		break;
 	case RDLM_MSG_BUSY:
 		req = rdlm_req_lookup(eng, m->reqid);

@@ -200,6 +200,12 @@ enum rdlm_notice {
 	RDLM_NOTICE_BLOCKING,	/* someone waits behind this holder */
 	RDLM_NOTICE_UPGRADED,	/* update lock now grants write access */
 	RDLM_NOTICE_UNCONVERTED, /* ->convert() not done, @err says why */
+	/*
+	 * a request that could not wait (NOQUEUE) was refused because of
+	 * this hold: nobody waits, but a holder that only keeps the word for
+	 * later locks (hold caching) gives it back
+	 */
+	RDLM_NOTICE_TRIED,
 };
 
 /**

@@ -15,7 +15,10 @@
 #     (rdlm-bench -m), and lock+unlock in EX and in PR through the kernel
 #     API (rdlm_torture.ko, one thread, one name); the name's home is
 #     wherever rdlm hashes it: each row says local or remote. The EX rows
-#     first, then the hand-over, then the PR rows. A request that hangs
+#     first, then the hand-over, then the PR rows, all without hold
+#     caching (cache_us 0, whatever cluster.conf says); then lock+unlock
+#     in EX again with caching (cache_us BENCH_CACHE_US, default 1 s:
+#     systems "LS+kept"). A request that hangs
 #     fails its row after 30 s (the lockspace's state goes to the log);
 #     rdlm_torture stuck in rdlm ends the kernel API rows;
 #  4. perftest FA again (drift).
@@ -29,6 +32,7 @@
 # BENCH_OPS (default 200) pairs per row, BENCH_COLD (default 50) cold
 # names, BENCH_PINGPONG (default 100) grants per node in a hand-over row,
 # BENCH_LS the rdlm lockspaces (default every lk-* of cluster.conf),
+# BENCH_CACHE_US the hold caching of the "+kept" rows (0: no such rows),
 # BENCH_BIN where rdlm.ko, rdlm_torture.ko, rdlm-bench, dlm-bench and
 # rdlmctl are (default: the tree).
 set -u
@@ -47,6 +51,7 @@ TD=/sys/kernel/debug/rdlm_torture
 OPS=${BENCH_OPS:-200}
 COLD=${BENCH_COLD:-50}
 PP=${BENCH_PINGPONG:-100}
+CACHE_US=${BENCH_CACHE_US:-1000000}
 DLS=bdlm
 res=$RDLM_OUT/bdlm.$ME
 tmp=$(mktemp -d)
@@ -303,35 +308,44 @@ dev_row()
 	[ "$m" = pair ] && row=pair-$(echo "$*" | sed -n 's/.*-M \([A-Z]*\).*/\1/p' | tr A-Z a-z)
 	timeout -s INT 120 "$BENCH" -L "$ls" -m "$m" -I "$ME" "$@" >"$tmp/row" \
 		2>"$tmp/row.err" || rc=$?
-	tag "rdlm/dev:$ls" <"$tmp/row"
+	tag "rdlm/dev:$ls$kept" <"$tmp/row"
 	[ "$rc" = 0 ] && return 0
-	echo "E rdlm/dev:$ls $row - status $rc: $(tail -n 2 "$tmp/row.err" | xargs)" >>"$res"
+	echo "E rdlm/dev:$ls$kept $row - status $rc: $(tail -n 2 "$tmp/row.err" | xargs)" >>"$res"
 	echo "node$ME: $ls: rdlm-bench -m $m $* failed ($rc); the lockspace now:"
 	grep -v "^lock " "$DBG/ls/$ls" 2>/dev/null | head -n 40
 	grep "^lock " "$DBG/ls/$ls" 2>/dev/null | head -n 10
 	return 1
 }
 
+# set_cache LS US: cache_us of LS (the lockspace restarts; every node)
+set_cache()
+{
+	echo 0 >"$CFS/lockspaces/$1/enable" &&
+		echo "$2" >"$CFS/lockspaces/$1/cache_us" &&
+		echo 1 >"$CFS/lockspaces/$1/enable" || fail "$1: cache_us $2"
+}
+
 # kernel_row LS ROW SHARED_PCT: lock+unlock of one name through the kernel
 # API (rdlm_torture, synchronous calls), without the value block as every
 # other row
 stuck=
+kept=
 kernel_row()
 {
 	local ls=$1 row=$2 pct=$3 v0 home w
 
-	[ -n "$stuck" ] && { echo "E rdlm/kernel:$ls $row - skipped (torture stuck on $stuck)" >>"$res"; return; }
+	[ -n "$stuck" ] && { echo "E rdlm/kernel:$ls$kept $row - skipped (torture stuck on $stuck)" >>"$res"; return; }
 	v0=$(verbs "$ls")
 	insmod "$TORTURE_KO" lockspace="$ls" prefix="u-$ls-" nlocks=1 \
 		nthreads=1 nops="$OPS" shared_pct="$pct" convert_pct=0 \
 		noqueue_pct=0 async_pct=0 cancel_pct=0 hold_us=0 lvb=0 ||
-		{ echo "E rdlm/kernel:$ls $row - insmod rdlm_torture failed" >>"$res"; return; }
+		{ echo "E rdlm/kernel:$ls$kept $row - insmod rdlm_torture failed" >>"$res"; return; }
 	for ((i = 0; i < 1200; i++)); do
 		grep -q '^state done' $TD/stats && break
 		sleep 0.1
 	done
 	if ! grep -q '^state done' $TD/stats; then
-		echo "E rdlm/kernel:$ls $row - not done after 120 s (later kernel API rows skipped): $(tr '\n' ' ' <$TD/stats)" >>"$res"
+		echo "E rdlm/kernel:$ls$kept $row - not done after 120 s (later kernel API rows skipped): $(tr '\n' ' ' <$TD/stats)" >>"$res"
 		stuck=$ls
 		return
 	fi
@@ -339,12 +353,12 @@ kernel_row()
 	w=remote
 	[ "$home" = "$ME" ] && w=local
 	[ -z "$home" ] && w=-
-	awk -v sys="rdlm/kernel:$ls" -v row="$row" -v w="$w" '{ s[$1] = $2 } END {
+	awk -v sys="rdlm/kernel:$ls$kept" -v row="$row" -v w="$w" '{ s[$1] = $2 } END {
 		printf "P %s %s %s %.1f %.1f %d\n", sys, row, w, s["lat_p50_ns"] / 1000,
 			s["lat_p99_ns"] / 1000, s["ops"]
 		if (s["errors"]) printf "E %s %s %s %d errors\n", sys, row, w, s["errors"] }' \
 		$TD/stats >>"$res"
-	echo "C rdlm/kernel:$ls $row $w $(awk '$1 == "ops" { print $2 }' $TD/stats) $(($(verbs "$ls") - v0))" >>"$res"
+	echo "C rdlm/kernel:$ls$kept $row $w $(awk '$1 == "ops" { print $2 }' $TD/stats) $(($(verbs "$ls") - v0))" >>"$res"
 	rmmod rdlm_torture
 }
 
@@ -353,6 +367,7 @@ kmsg_mark
 rdlm_load
 "$CONFIGURE" up || fail "configure"
 for ls in $lockspaces; do
+	set_cache "$ls" 0
 	st "wait $ls 90"
 	barrier "$ls-ready" 120
 	log "rdlm: $ls"
@@ -386,6 +401,21 @@ for ls in $lockspaces; do
 		hold_stop prhot
 		hold_stop prkern
 	done
+	# lock+unlock EX again, the word kept between the calls
+	if [ "$CACHE_US" != 0 ]; then
+		set_cache "$ls" "$CACHE_US"
+		st "wait $ls 90"
+		barrier "$ls-kept" 120
+		kept=+kept
+		for turn in 1 2; do
+			if [ "$turn" = "$ME" ]; then
+				dev_row "$ls" pair -M EX -n "$OPS" -p "k-$ls"
+				kernel_row "$ls" pair-ex 0
+			fi
+			barrier "$ls-kept$turn" 300
+		done
+		kept=
+	fi
 	barrier "$ls-done" 120
 done
 # torture threads stuck in rdlm pin both modules: measure FA next to them

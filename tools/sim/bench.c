@@ -7,7 +7,7 @@
  *   sim-bench [--nodes N] [--clients C] [--locks L] [--alpha A] [--rho R]
  *             [--ops N] [--think-us T] [--hold-us H] [--lease-us L]
  *             [--rtt-atomic-us X] [--rtt-send-us Y] [--cpu-us Z]
- *             [--omega-us W] [--seed S]
+ *             [--omega-us W] [--seed S] [--cache-us K]
  *             [--long-ratio P --long-hold-us H --long-k K]
  *   sim-bench --experiment cascade|contention|all [latency model options]
  *   sim-bench --experiment ranges [--ops N] [--cpu-us Z] [--seed S] ...
@@ -30,7 +30,8 @@ static void usage(void)
 		"                 [--ops N] [--think-us T] [--hold-us H] [--lease-us L]\n"
 		"                 [--rtt-atomic-us X] [--rtt-read-us R] [--rtt-send-us Y] [--cpu-us Z]\n"
 		"                 [--nic-verb-us V]\n"
-		"                 [--omega-us W] [--seed S] [--long-ratio P] [--long-hold-us H] [--long-k K]\n"
+		"                 [--omega-us W] [--seed S] [--cache-us K]\n"
+		"                 [--long-ratio P] [--long-hold-us H] [--long-k K]\n"
 		"       sim-bench --experiment cascade|contention|all|ranges [options]\n");
 	exit(2);
 }
@@ -67,7 +68,7 @@ static void run_row(const struct sim_cfg *base, const struct row *rw)
 	for (i = 0; i < r.nlat; i++)
 		mean += (double)r.lat[i];
 	mean /= (double)(r.nlat ? r.nlat : 1);
-	printf("%-24s %9.0f %8.1f %8.1f %9.1f %6.2f %5.2f %5.2f %5.2f %5.2f %6llu %6llu %5llu\n",
+	printf("%-24s %9.0f %8.1f %8.1f %9.1f %6.2f %5.2f %5.2f %5.2f %5.2f %5.1f %6llu %6llu %5llu\n",
 	       rw->name, (double)r.grants / secs, mean / 1000.0,
 	       (double)sim_percentile(&r, 0.99) / 1000.0,
 	       (double)sim_percentile(&r, 0.999) / 1000.0,
@@ -75,7 +76,7 @@ static void run_row(const struct sim_cfg *base, const struct row *rw)
 	       (double)r.verbs[RDLM_VERB_READ] / g,
 	       (double)r.verbs[RDLM_VERB_CAS] / g,
 	       (double)r.verbs[RDLM_VERB_SEND] / g,
-	       (double)r.wire_msgs / g,
+	       (double)r.wire_msgs / g, 100.0 * (double)r.cache_hits / g,
 	       (unsigned long long)r.fails, (unsigned long long)r.lost,
 	       (unsigned long long)(r.violations + r.fifo_violations));
 	sim_result_free(&r);
@@ -482,6 +483,8 @@ int main(int argc, char **argv)
 			c.ep.omega_ns = us(v);
 		else if (!strcmp(a, "--seed"))
 			c.seed = strtoull(v, NULL, 0);
+		else if (!strcmp(a, "--cache-us"))
+			c.cache_ns = us(v);
 		else if (!strcmp(a, "--long-ratio"))
 			c.long_ratio = atof(v);
 		else if (!strcmp(a, "--long-hold-us"))
@@ -515,9 +518,11 @@ int main(int argc, char **argv)
 	       (unsigned long long)c.seed);
 	printf("# latency = wait from lock request to grant (us); verbs per lock+unlock by kind; wire = messages on the wire per op\n");
 	printf("# dqnl, dqnl-sf, ncosed: a node's clients on one word queue at the node (one engine request per node and word, as in the lock manager)\n");
-	printf("%-24s %9s %8s %8s %9s %6s %5s %5s %5s %5s %6s %6s %5s\n",
+	printf("# hold caching: %.1f us (kept%%: grants from a hold its node kept)\n",
+	       c.cache_ns / 1000.0);
+	printf("%-24s %9s %8s %8s %9s %6s %5s %5s %5s %5s %5s %6s %6s %5s\n",
 	       "engine", "ops/s", "mean", "p99", "p99.9", "FA", "READ", "CAS",
-	       "SEND", "wire", "fails", "lost", "viol");
+	       "SEND", "wire", "kept%", "fails", "lost", "viol");
 	for (j = 0; j < ARRAY_SIZE(rows); j++)
 		run_row(&c, &rows[j]);
 	if (c.long_ratio > 0) {

@@ -818,9 +818,20 @@ static void t_central(void)
 	o = O(300);
 	CHECK(E.ops->lock(&E, b, &o) == 0);
 	deliver(&H, posted(RDLM_VERB_SEND), 0, 400);
+	/* no BLOCKING (nobody waits), but a's holder hears of it (TRIED) */
 	CHECK(count_msgs(RDLM_MSG_BUSY) == 1 &&
-	      count_msgs(RDLM_MSG_BLOCKING) == 0);
-	deliver(&E, posted(RDLM_VERB_SEND), 1, 500);
+	      count_msgs(RDLM_MSG_BLOCKING) == 0 &&
+	      count_msgs(RDLM_MSG_ENGINE + 2) == 1);
+	{
+		struct rdlm_verb tried = cap.a[0].verb, busy = cap.a[1].verb;
+
+		CHECK(tried.msg.type == RDLM_MSG_ENGINE + 2 &&
+		      busy.msg.type == RDLM_MSG_BUSY);
+		deliver(&E, &tried, 1, 450);
+		CHECK(has_notice(RDLM_NOTICE_TRIED) &&
+		      find(RDLM_ACT_NOTICE, 0)->req == a);
+		deliver(&E, &busy, 1, 500);
+	}
 	CHECK(fail_err() == -EAGAIN);
 	o = O(600);
 	CHECK(E.ops->unlock(&E, a, &o) == 0);
@@ -1293,6 +1304,7 @@ static int run_seeds(const char *name, struct sim_cfg *c, int nseeds)
 {
 	u64 viol = 0, stuck = 0, grants = 0, resets = 0, zr = 0, lost = 0;
 	u64 ovf = 0, fails = 0, restarts = 0, converts = 0, unconv = 0;
+	u64 hits = 0, revoked = 0;
 	struct sim_result res;
 	int i, bad = 0;
 
@@ -1313,9 +1325,13 @@ static int run_seeds(const char *name, struct sim_cfg *c, int nseeds)
 		restarts += res.restarts;
 		converts += res.converts;
 		unconv += res.unconverted;
+		hits += res.cache_hits;
+		revoked += res.cache_revoked;
+		/* with caching, kept holds must serve and be given back */
 		if (res.violations || res.fifo_violations || res.stuck ||
 		    res.mbox_lost || res.mbox_errors || res.grants < c->nops ||
-		    (c->restart_delay && !res.restarts)) {
+		    (c->restart_delay && !res.restarts) ||
+		    (c->cache_ns && (!res.cache_hits || !res.cache_revoked))) {
 			printf("# %s seed %llu: %llu safety, %llu FIFO violations, %llu stuck, %llu notices lost, %llu grants, %llu restarts; replay: sim-check --seed %llu\n",
 			       name, (unsigned long long)c->seed,
 			       (unsigned long long)res.violations,
@@ -1344,6 +1360,9 @@ static int run_seeds(const char *name, struct sim_cfg *c, int nseeds)
 		printf(", %llu conversions, %llu refused or cancelled",
 		       (unsigned long long)converts,
 		       (unsigned long long)unconv);
+	if (c->cache_ns)
+		printf(", %llu grants from kept holds, %llu kept holds revoked",
+		       (unsigned long long)hits, (unsigned long long)revoked);
 	putchar('\n');
 	return bad;
 }
@@ -1487,6 +1506,37 @@ static void range_randomized(void)
 	range_cfg(&c, &rdlm_rangecomb_ops, true);
 	tap("sim rangecomb (FIFO checked), 8 link flaps, 40k ops x 2 seeds",
 	    run_seeds("rangecomb-flaps", &c, 2));
+}
+
+/*
+ * Hold caching: released holds kept 10 us (five think times) by their node,
+ * given back on a blocking or trylock notice, with crashes, pauses and
+ * delays; the checker sees a kept hold as held.
+ */
+static const struct rdlm_engine_ops *const cachers[] = {
+	&rdlm_bakery_ops, &rdlm_central_ops, &rdlm_dqnl_ops,
+	&rdlm_dqnl_sf_ops, &rdlm_ncosed_ops,
+};
+
+static void cache_randomized(void)
+{
+	struct sim_cfg c;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cachers); i++) {
+		char name[96];
+
+		if (cachers[i] == &rdlm_bakery_ops ||
+		    cachers[i] == &rdlm_central_ops)
+			sim_cfg_faulty(&c, cachers[i]);
+		else
+			dq_cfg(&c, cachers[i]);
+		c.cache_ns = 10000;
+		snprintf(name, sizeof(name),
+			 "sim %s, hold caching, crash+pause+delay, 100k ops x 2 seeds",
+			 cachers[i]->name);
+		tap(name, run_seeds(name + 4, &c, 2));
+	}
 }
 
 /*
@@ -1643,6 +1693,7 @@ static void randomized(void)
 			 "CPU" : "NIC");
 		tap(name, run_seeds(name + 4, &c, 2));
 	}
+	cache_randomized();
 	restart_randomized(NULL);
 	range_randomized();
 }
@@ -1693,8 +1744,8 @@ int main(int argc, char **argv)
 	printf("TAP version 13\n");
 	if (!getenv("SIM_ONLY"))	/* else the plan comes last */
 		printf("1..%zu\n", ARRAY_SIZE(units) + 6 + 6 +
-		       ARRAY_SIZE(flappers) + ARRAY_SIZE(restarters) +
-		       RANGE_RUNS);
+		       ARRAY_SIZE(flappers) + ARRAY_SIZE(cachers) +
+		       ARRAY_SIZE(restarters) + RANGE_RUNS);
 	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		if (getenv("SIM_ONLY") && !strstr(units[i].name, getenv("SIM_ONLY")))
 			continue;

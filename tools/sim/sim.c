@@ -48,6 +48,7 @@ enum ev_type {
 	EV_PEER_UP,	/* node learns that its connection to e->src is back */
 	EV_RESTART,	/* a crashed node comes back with a fresh engine */
 	EV_JOIN,	/* node lets e->src's new incarnation in */
+	EV_UNCACHE,	/* a kept hold goes (cache_ns), cookie: its keep_seq */
 };
 
 /* of events that concern a node whatever its incarnation (faults) */
@@ -87,6 +88,10 @@ struct sreq {
 	bool enq;
 	bool served;	/* its home sent it a GRANT (message engines) */
 	bool skipped;
+	bool kept;	/* released by its client, kept by the node */
+	bool blocked;	/* the engine said someone waits or tried */
+	u32 keep_seq;
+	u64 granted_at;
 	u64 enq_seq;
 	u64 lease_end;
 	u64 start;
@@ -654,6 +659,7 @@ static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
 		}
 		r->state = SR_HELD;
 		r->lease_end = a->lease_end;
+		r->granted_at = s->now;
 		r->phase = r->mode == RDLM_MODE_SH ? 0 :
 			   r->mode == RDLM_MODE_UP ? 1 : 2;
 		check_holders(s, r);
@@ -703,6 +709,18 @@ static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
 			r->phase = 2;
 			if (counts(s, r))
 				check_holders(s, r);
+		} else if (a->notice == RDLM_NOTICE_BLOCKING ||
+			   a->notice == RDLM_NOTICE_TRIED) {
+			r->blocked = true;
+		}
+		/* a kept hold goes at once (not from inside the engine) */
+		if (r->kept && (r->blocked || r->told_lost)) {
+			if (r->blocked)
+				s->res->cache_revoked++;
+			e = ev_new(s, EV_UNCACHE, s->now, nid);
+			e->req = a->req;
+			e->cookie = r->keep_seq;
+			ev_push(s, e);
 		}
 		break;
 	case RDLM_ACT_DONE:
@@ -812,6 +830,88 @@ static void pick_range(struct sim *s, struct client *c)
 	}
 }
 
+/* give a kept hold back: its engine request is released */
+static void kept_release(struct sim *s, u32 nid, struct sreq *r)
+{
+	struct node *n = &s->nodes[nid];
+	struct rdlm_out out;
+
+	r->kept = false;
+	r->state = SR_REL;
+	s->res->releases++;
+	out = mkout(s, nid);
+	if (n->eng.ops->unlock(&n->eng, r->req, &out))
+		violation(s, false, "unlock refused", nid, nid, r->word);
+}
+
+static void on_uncache(struct sim *s, u32 nid, struct rdlm_req *req,
+		       u64 seq)
+{
+	struct sreq *r = (struct sreq *)(uintptr_t)req->user;
+
+	if (req->busy && r->req == req && r->kept && r->keep_seq == seq)
+		kept_release(s, nid, r);
+}
+
+/*
+ * Hold caching: client @ci's request is granted from a hold its node
+ * kept on the word, without the engine, when the hold's mode covers it;
+ * a kept hold too weak for it is given back first. True when granted.
+ */
+static bool cache_take(struct sim *s, u32 nid, u32 ci)
+{
+	struct client *c = &s->nodes[nid].clients[ci];
+	u32 w = word_of(s, c->word % s->cfg->nodes, c->word / s->cfg->nodes);
+	struct sreq *r;
+
+	for (r = s->wactive[w]; r; r = r->wnext) {
+		if (r->node != nid || !r->kept || r->blocked || r->told_lost)
+			continue;
+		if (c->mode == RDLM_MODE_UP ||
+		    (c->mode == RDLM_MODE_EX && r->phase != 2)) {
+			kept_release(s, nid, r);
+			return false;
+		}
+		r->kept = false;
+		r->client = ci;
+		c->cur = r;
+		s->res->grants++;
+		s->res->cache_hits++;
+		if (c->mode == RDLM_MODE_SH)
+			s->res->reads++;
+		if (s->res->nlat < s->lat_cap)
+			s->res->lat[s->res->nlat++] = s->now - c->first_start;
+		client_release_at(s, nid, ci, r->req, c->hold);
+		return true;
+	}
+	return false;
+}
+
+/* Hold caching: keep @r's hold for the node's next request. */
+static bool cache_keep(struct sim *s, u32 nid, struct sreq *r)
+{
+	u64 until = s->now + s->cfg->cache_ns;
+	struct ev *e;
+
+	if (!s->cfg->cache_ns || r->blocked || r->told_lost ||
+	    r->mode == RDLM_MODE_UP || s->cfg->range_units)
+		return false;
+	if (r->lease_end && r->lease_end != U64_MAX &&
+	    r->lease_end > r->granted_at &&
+	    r->granted_at + (r->lease_end - r->granted_at) / 2 < until)
+		until = r->granted_at + (r->lease_end - r->granted_at) / 2;
+	if (until <= s->now)
+		return false;
+	r->kept = true;
+	r->keep_seq++;
+	s->res->cache_kept++;
+	e = ev_new(s, EV_UNCACHE, until, nid);
+	e->req = r->req;
+	e->cookie = r->keep_seq;
+	ev_push(s, e);
+	return true;
+}
+
 static void client_start(struct sim *s, u32 nid, u32 ci)
 {
 	struct node *n = &s->nodes[nid];
@@ -852,6 +952,8 @@ static void client_start(struct sim *s, u32 nid, u32 ci)
 			pick_range(s, c);
 		c->first_start = s->now;
 	}
+	if (s->cfg->cache_ns && cache_take(s, nid, ci))
+		return;
 	if (s->cfg->node_queue) {
 		/*
 		 * The lock manager asks the engine once per node and word and
@@ -968,13 +1070,16 @@ static void client_release(struct sim *s, u32 nid, u32 ci, struct rdlm_req *req)
 	if (client_convert(s, nid, ci, r, req))
 		return;
 	tr(s, nid, 7, r->word, 0, 0);
-	r->state = SR_REL;
 	if (s->cfg->cascade_hold && !nid && !ci && !s->res->cascade_t0)
 		s->res->cascade_t0 = s->now;
-	s->res->releases++;
-	out = mkout(s, nid);
-	if (n->eng.ops->unlock(&n->eng, req, &out))
-		violation(s, false, "unlock refused", nid, nid, r->word);
+	if (!cache_keep(s, nid, r)) {
+		r->state = SR_REL;
+		s->res->releases++;
+		out = mkout(s, nid);
+		if (n->eng.ops->unlock(&n->eng, req, &out))
+			violation(s, false, "unlock refused", nid, nid,
+				  r->word);
+	}
 	c->cur = NULL;
 	c->first_start = 0;
 	client_next(s, nid, ci, rnd_exp(s, s->cfg->think) + 1);
@@ -1333,6 +1438,9 @@ static void handle(struct sim *s, struct ev *e)
 		break;
 	case EV_RELEASE:
 		client_release(s, e->node, e->client, e->req);
+		break;
+	case EV_UNCACHE:
+		on_uncache(s, e->node, e->req, e->cookie);
 		break;
 	case EV_CRASH:
 		if (n->crashed)

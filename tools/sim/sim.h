@@ -74,6 +74,13 @@ struct sim_cfg {
 	u32 req_pool;		/* engine requests per node, 0 = 4 x clients */
 	u32 convert_pct;	/* engines with ->convert: % of shared holds
 				 * converted to exclusive before release */
+	/*
+	 * hold caching, as the lock manager's configfs cache_us: a released
+	 * hold is kept by its node this long (at most half its lease) for
+	 * the node's next request on the word, unless the engine says that
+	 * someone waits (BLOCKING) or tried (TRIED); 0 = none
+	 */
+	u64 cache_ns;
 };
 
 struct sim_result {
@@ -103,6 +110,9 @@ struct sim_result {
 	u64 restarts;		/* crashed nodes that came back */
 	u64 converts;		/* shared holds converted to exclusive */
 	u64 unconverted;	/* conversions refused or cancelled */
+	u64 cache_kept;		/* holds kept after their release */
+	u64 cache_hits;		/* grants from a kept hold, no verb */
+	u64 cache_revoked;	/* kept holds given back to a waiter */
 };
 
 void sim_default_cfg(struct sim_cfg *cfg);

@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Hold caching (configfs cache_us) on every lk-* lockspace, nodes 1 and 2
+# (the others only keep step):
+#  - a name node 1 locked and unlocked is locked again with no verb: the
+#    lockspace's verb counters do not move, its cache hits do, and a PR
+#    lock is served from the kept EX hold too;
+#  - node 2's EX request gets the word from node 1's kept hold well before
+#    the hold would end by itself (node 1 counts it revoked), and node 1
+#    gets it back from node 2 the same way;
+#  - a trylock of node 2 on a word node 1 keeps fails at most for a while:
+#    node 1 gives the word back, and a later trylock is granted;
+#  - with cache_us 0 (the default) nothing is kept: the second lock posts
+#    verbs again.
+# The kept holds last 30 s here (cache_us, under half the 60 s lease); the
+# requests that take a word from a kept hold may wait 10 s: a hold that is
+# not given back when asked fails them.
+. ./lib.sh
+. ./fabric_lib.sh
+require_root
+need_cluster 2
+fabric_test lock_cache
+RDLMCTL=$REPO/userspace/rdlmctl
+LSS=${RDLM_CACHE_LS:-$(awk '$1 == "lockspace" && $2 ~ /^lk-/ { print $2 }' \
+	"$REPO/tools/cluster/cluster.conf")}
+TMP=$(mktemp -d) || fail "mktemp"
+
+rdlm_loaded && rdlm_reset
+kmsg_mark
+rdlm_load
+"$CONFIGURE" up || fail "configure"
+
+# cache LS US: lease 60 s, cache_us US (the lockspace restarts)
+cache()
+{
+	echo 0 >"$CFS/lockspaces/$1/enable" &&
+		echo 60000000 >"$CFS/lockspaces/$1/lease_us" &&
+		echo "$2" >"$CFS/lockspaces/$1/cache_us" &&
+		echo 1 >"$CFS/lockspaces/$1/enable" || fail "$1: cache_us $2"
+}
+
+# counters LS: "VERBS KEPT HITS REVOKED" of this node in LS
+counters()
+{
+	awk '/^verbs / { v = $3 + $5 + $7 + $9 + $11 }
+	     /^cache / { k = $3; h = $5; r = $7 }
+	     END { print v, k, h, r }' "$DBG/ls/$1"
+}
+
+# lock LS NAME [rdlmctl lock options]: lock NAME, run nothing, unlock
+lock()
+{
+	local ls=$1 name=$2
+
+	shift 2
+	"$RDLMCTL" lock -L "$ls" "$@" "$name" -- true
+}
+
+for ls in $LSS; do
+	FABRIC_LS=$ls
+	cache "$ls" 30000000
+	st "wait $ls 90"
+	barrier "$ls-ready"
+	name=cache-$ls
+
+	if [ "$ME" = 1 ]; then
+		lock "$ls" "$name" -w 60 || fail "$ls: first lock"
+		sleep 0.5	# no verb of the first lock still to come
+		read -r v0 k0 h0 r0 <<<"$(counters "$ls")"
+		lock "$ls" "$name" -w 60 || fail "$ls: second lock"
+		lock "$ls" "$name" -w 60 -s || fail "$ls: PR lock"
+		read -r v1 k1 h1 r1 <<<"$(counters "$ls")"
+		[ "$v1" = "$v0" ] ||
+			fail "$ls: a kept hold posted $((v1 - v0)) verbs"
+		[ "$((h1 - h0))" = 2 ] ||
+			fail "$ls: cache hits $h0 -> $h1, expected 2 more"
+		[ "$k1" -ge 1 ] || fail "$ls: no hold kept"
+		echo "$ls: 2 locks from the kept hold, no verb"
+	fi
+	barrier "$ls-kept"
+
+	# node 2 takes the word from node 1's kept hold, and back
+	if [ "$ME" = 2 ]; then
+		lock "$ls" "$name" -w 10 ||
+			fail "$ls: node 1 did not give its kept hold back"
+	fi
+	barrier "$ls-taken"
+	if [ "$ME" = 1 ]; then
+		read -r v2 k2 h2 r2 <<<"$(counters "$ls")"
+		[ "$r2" -gt "$r1" ] ||
+			fail "$ls: node 2 got the word, node 1 counts no revoke"
+		lock "$ls" "$name" -w 10 ||
+			fail "$ls: node 2 did not give its kept hold back"
+	fi
+	barrier "$ls-back"
+
+	# a trylock meets node 1's kept hold: it gives the word back
+	if [ "$ME" = 2 ]; then
+		for ((i = 0; i < 50; i++)); do
+			lock "$ls" "$name" -n -E 75 2>/dev/null && break
+			[ $? = 75 ] || fail "$ls: trylock failed"
+			sleep 0.2
+		done
+		[ $i -lt 50 ] ||
+			fail "$ls: trylocks refused for 10 s: the kept hold stayed"
+		echo "$ls: trylock granted after $i refusals"
+	fi
+	barrier "$ls-tried"
+
+	# without caching, every lock takes the word again
+	cache "$ls" 0
+	st "wait $ls 90"
+	barrier "$ls-uncached"
+	if [ "$ME" = 1 ]; then
+		lock "$ls" "$name" -w 60 || fail "$ls: uncached lock"
+		sleep 0.5
+		read -r v0 k0 h0 r0 <<<"$(counters "$ls")"
+		lock "$ls" "$name" -w 60 || fail "$ls: uncached lock"
+		read -r v1 k1 h1 r1 <<<"$(counters "$ls")"
+		[ "$v1" -gt "$v0" ] && [ "$k1" = 0 ] && [ "$h1" = 0 ] ||
+			fail "$ls: cache_us 0: verbs $v0 -> $v1, kept $k1, hits $h1"
+	fi
+	barrier "$ls-done"
+done
+
+"$CONFIGURE" down || fail "configure down"
+rdlm_unload
+kmsg_check
+echo "ok: hold caching on $(wc -w <<<"$LSS") lockspaces"
