@@ -994,9 +994,14 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 		rdlm_slot_upgrade(ls, s, false, !dlck_fail);
 	else if (!upgrade && s->upgrading && !s->upgrade_cancel)
 		rdlm_slot_upgrade_cancel(ls, s);
-	/* and an exclusive hold only shared locks need, down at once */
+	/*
+	 * and an exclusive hold only shared locks need, down at once; a
+	 * lockspace that keeps holds waits until another node asks (the
+	 * next exclusive lock here would have to convert it up again)
+	 */
 	if (holders && !ex_held && need == RDLM_MODE_SH && !reclaim &&
-	    !s->pinned && !s->lvb_puts)
+	    !s->pinned && !s->lvb_puts &&
+	    (!ls->cache_ns || s->remote_waiting))
 		rdlm_slot_downgrade(ls, s);
 	need = max(need, reclaim_need);
 	/* no lock left on an owned word: keep it for the next one? */
