@@ -470,6 +470,8 @@ static void rdlm_slot_acquire(struct rdlm_lockspace *ls, struct rdlm_slot *s,
 	req = rdlm_req_alloc(&ls->eng);
 	if (!req) {
 		ls->starved = true;	/* retried when one is given back */
+		/* kept holds have theirs: let them go (rdlm_ls_unlock()) */
+		ls->cache_shrink = ls->cache_ns;
 		return;
 	}
 	if (ls->eng.ops->exclusive_only)
@@ -612,7 +614,8 @@ static bool rdlm_slot_keep(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 {
 	u64 now;
 
-	if (!ls->cache_ns || ls->cache_off || ls->rh_active || s->lost ||
+	if (!ls->cache_ns || ls->cache_off || ls->cache_drop ||
+	    ls->rh_active || s->lost ||
 	    s->pinned || s->upgrading || s->link_wait ||
 	    (ls->memb_epoch && !rdlm_home_member(ls, s->home)) ||
 	    rdlm_home_awaited(ls, s->home))
@@ -996,12 +999,13 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 		rdlm_slot_upgrade_cancel(ls, s);
 	/*
 	 * and an exclusive hold only shared locks need, down at once; a
-	 * lockspace that keeps holds waits until another node asks (the
-	 * next exclusive lock here would have to convert it up again)
+	 * lockspace that keeps holds waits until another node asks or
+	 * tries (the next exclusive lock here would have to convert it up
+	 * again)
 	 */
 	if (holders && !ex_held && need == RDLM_MODE_SH && !reclaim &&
 	    !s->pinned && !s->lvb_puts &&
-	    (!ls->cache_ns || s->remote_waiting))
+	    (!ls->cache_ns || s->remote_waiting || s->tried))
 		rdlm_slot_downgrade(ls, s);
 	need = max(need, reclaim_need);
 	/* no lock left on an owned word: keep it for the next one? */
@@ -1318,6 +1322,19 @@ void rdlm_ls_cache_expire(struct rdlm_lockspace *ls, bool all)
 	}
 	if (next != U64_MAX)
 		rdlm_cache_arm(ls, next);
+}
+
+/**
+ * rdlm_ls_cache_shrink() - give back every kept hold: a request found no
+ *	engine request free, and kept holds have theirs
+ * @ls: lockspace (locked)
+ */
+void rdlm_ls_cache_shrink(struct rdlm_lockspace *ls)
+{
+	ls->cache_shrink = false;
+	ls->cache_drop = true;
+	rdlm_ls_cache_expire(ls, true);
+	ls->cache_drop = false;
 }
 
 /**

@@ -190,6 +190,8 @@ struct rdlm_lockspace {
 	u32 local_grants_max;
 	u64 cache_ns;			/* configfs cache_us; 0: no caching */
 	bool cache_off;			/* stopping: give kept holds back */
+	bool cache_shrink;		/* no engine request left: ... too */
+	bool cache_drop;		/* ... now */
 	u32 max_locks;
 	u32 max_locks_per_file;
 	u32 max_lvbs;
@@ -365,6 +367,7 @@ void rdlm_res_move(struct rdlm_lockspace *ls, struct rdlm_res *res,
 bool rdlm_res_reclaimed(struct rdlm_res *res);
 void rdlm_ls_pass_all(struct rdlm_lockspace *ls);
 void rdlm_ls_cache_expire(struct rdlm_lockspace *ls, bool all);
+void rdlm_ls_cache_shrink(struct rdlm_lockspace *ls);
 void rdlm_ls_call_member_down(struct rdlm_lockspace *ls, u32 node, u32 epoch);
 void rdlm_ls_call_member_join(struct rdlm_lockspace *ls, u32 node);
 void rdlm_ls_call_complete(struct rdlm_lockspace *ls,

@@ -10,6 +10,8 @@
 #    gets it back from node 2 the same way;
 #  - a trylock of node 2 on a word node 1 keeps fails at most for a while:
 #    node 1 gives the word back, and a later trylock is granted;
+#  - with 4 engine requests per node, node 1 locks 8 names one after the
+#    other: the kept holds give their requests back to the new names;
 #  - with cache_us 0 (the default) nothing is kept: the second lock posts
 #    verbs again.
 # The kept holds last 30 s here (cache_us, under half the 60 s lease); the
@@ -30,12 +32,14 @@ kmsg_mark
 rdlm_load
 "$CONFIGURE" up || fail "configure"
 
-# cache LS US: lease 60 s, cache_us US (the lockspace restarts)
+# cache LS US [NR_REQS]: lease 60 s, cache_us US, NR_REQS engine requests
+# (default 1024) (the lockspace restarts)
 cache()
 {
 	echo 0 >"$CFS/lockspaces/$1/enable" &&
 		echo 60000000 >"$CFS/lockspaces/$1/lease_us" &&
 		echo "$2" >"$CFS/lockspaces/$1/cache_us" &&
+		echo "${3:-1024}" >"$CFS/lockspaces/$1/nr_reqs" &&
 		echo 1 >"$CFS/lockspaces/$1/enable" || fail "$1: cache_us $2"
 }
 
@@ -106,6 +110,18 @@ for ls in $LSS; do
 		echo "$ls: trylock granted after $i refusals"
 	fi
 	barrier "$ls-tried"
+
+	# more names than engine requests: kept holds make room
+	cache "$ls" 30000000 4
+	st "wait $ls 90"
+	barrier "$ls-few"
+	if [ "$ME" = 1 ]; then
+		for i in 1 2 3 4 5 6 7 8; do
+			lock "$ls" "few-$i" -w 10 ||
+				fail "$ls: name $i of 8 with 4 engine requests"
+		done
+	fi
+	barrier "$ls-few-done"
 
 	# without caching, every lock takes the word again
 	cache "$ls" 0
