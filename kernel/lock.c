@@ -1543,6 +1543,12 @@ static int rdlm_request(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 		bool local = list_first_entry(&res->waiting, struct rdlm_lkb,
 					      wt_entry) != lkb;
 
+		/* a kept hold too weak for it goes: the home answers anew */
+		if (s->cached) {
+			s->cached = false;
+			rdlm_slot_release(ls, s);
+		}
+
 		list_for_each_entry(w, &res->granted, gr_entry)
 			if (w != lkb && !rdlm_compat(mode, w->grmode))
 				local = true;
