@@ -95,8 +95,6 @@ struct cl_home {
 #define CL_MF_NODLCKWT	0x02
 /* CONVERT flag: cancel the conversion that waits (too late once granted) */
 #define CL_MF_CANCEL	0x04
-/* GRANT flag: someone waits behind the grantee (its BLOCKING, on board) */
-#define CL_MF_WAITERS	0x08
 
 enum {
 	CL_MSG_CONVERT = RDLM_MSG_ENGINE,	/* holder -> home: mode, token */
@@ -224,8 +222,6 @@ static void cl_send_grant(struct rdlm_engine *eng, struct rdlm_out *out,
 	v.msg.slot = slot;
 	v.msg.reqid = e->reqid;
 	v.msg.token = e->token;
-	if (e->notified)
-		v.msg.flags = CL_MF_WAITERS;
 	e->grant_lost = 0;
 	rdlm_engine_post(eng, out, &v);
 }
@@ -479,14 +475,13 @@ static void cl_arm_sweep(struct rdlm_engine *eng, struct cl_home *h,
 			 h->sweep_cookie);
 }
 
-/* @told: a request behind waits for it (the GRANT says so: no BLOCKING) */
 static void cl_grant(struct rdlm_engine *eng, struct cl_home *h, u32 slot,
-		     u32 idx, bool told, struct rdlm_out *out)
+		     u32 idx, struct rdlm_out *out)
 {
 	struct cl_entry *e = &h->ents[idx];
 
 	e->granted = 1;
-	e->notified = told;
+	e->notified = 0;
 	e->expire = eng->p.no_lease ? U64_MAX : out->now + 2 * eng->p.lease_ns;
 	cl_send_grant(eng, out, h, slot, idx);
 	cl_arm_sweep(eng, h, e->expire, out);
@@ -500,8 +495,8 @@ static void cl_grant(struct rdlm_engine *eng, struct cl_home *h, u32 slot,
 static void cl_grant_waiters(struct rdlm_engine *eng, struct cl_home *h,
 			     u32 slot, struct rdlm_out *out)
 {
-	u32 i, stop, conv = CL_NONE, nr_sh = 0, nr_ex = 0;
-	struct cl_entry *e, *w;
+	u32 i, conv = CL_NONE, nr_sh = 0, nr_ex = 0;
+	struct cl_entry *e;
 
 	for (i = cl_head(h, slot); i != CL_NONE; i = e->next) {
 		e = &h->ents[i];
@@ -517,27 +512,21 @@ static void cl_grant_waiters(struct rdlm_engine *eng, struct cl_home *h,
 		e = &h->ents[conv];
 		e->converting = 0;
 		e->mode = RDLM_MODE_EX;
-		cl_grant(eng, h, slot, conv, e->next != CL_NONE, out);
+		cl_grant(eng, h, slot, conv, out);
 		return;
 	}
-	/* the compatible prefix, up to the first request that must wait */
 	nr_sh = 0;
 	for (i = cl_head(h, slot); i != CL_NONE; i = e->next) {
 		e = &h->ents[i];
-		if (!e->granted && (nr_ex || (e->mode == RDLM_MODE_EX && nr_sh)))
-			break;
+		if (!e->granted) {
+			if (nr_ex || (e->mode == RDLM_MODE_EX && nr_sh))
+				break;
+			cl_grant(eng, h, slot, i, out);
+		}
 		if (e->mode == RDLM_MODE_EX)
 			nr_ex++;
 		else
 			nr_sh++;
-	}
-	stop = i;
-	w = stop != CL_NONE ? &h->ents[stop] : NULL;
-	for (i = cl_head(h, slot); i != stop; i = e->next) {
-		e = &h->ents[i];
-		if (!e->granted)
-			cl_grant(eng, h, slot, i,
-				 w && !cl_compatible(e->mode, w->mode), out);
 	}
 }
 
@@ -792,15 +781,6 @@ static void cl_home_sweep(struct rdlm_engine *eng, struct cl_home *h,
 
 /* ---- requester side of incoming messages ---- */
 
-/* A GRANT that says someone waits stands for the BLOCKING after it. */
-static void cl_grant_blocking(struct rdlm_engine *eng, struct rdlm_req *req,
-			      const struct rdlm_msg *m, struct rdlm_out *out)
-{
-	if (m->flags & CL_MF_WAITERS)
-		rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
-				 RDLM_NOTICE_BLOCKING, 0);
-}
-
 static void cl_on_grant(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 			struct rdlm_out *out)
 {
@@ -820,7 +800,6 @@ static void cl_on_grant(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 			if (c->lease_end)
 				rdlm_engine_arm(eng, out, req,
 						c->lease_end - out->now);
-			cl_grant_blocking(eng, req, m, out);
 			return;
 		}
 		/* sent again after a link failure, and had arrived: ours */
@@ -856,7 +835,6 @@ static void cl_on_grant(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 			 req->mode);
 	if (c->lease_end)
 		rdlm_engine_arm(eng, out, req, c->lease_end - out->now);
-	cl_grant_blocking(eng, req, m, out);
 }
 
 static void cl_on_unconverted(struct rdlm_engine *eng,
