@@ -64,7 +64,7 @@ for ls in $LSS; do
 	FABRIC_LS=$ls
 	cache "$ls" 30000000
 	st "wait $ls 90"
-	barrier "$ls-ready"
+	barrier "cache-$ls-ready"
 	name=cache-$ls
 
 	if [ "$ME" = 1 ]; then
@@ -81,14 +81,14 @@ for ls in $LSS; do
 		[ "$k1" -ge 1 ] || fail "$ls: no hold kept"
 		echo "$ls: 2 locks from the kept hold, no verb"
 	fi
-	barrier "$ls-kept"
+	barrier "cache-$ls-kept"
 
 	# node 2 takes the word from node 1's kept hold, and back
 	if [ "$ME" = 2 ]; then
 		lock "$ls" "$name" -w 10 ||
 			fail "$ls: node 1 did not give its kept hold back"
 	fi
-	barrier "$ls-taken"
+	barrier "cache-$ls-taken"
 	if [ "$ME" = 1 ]; then
 		read -r v2 k2 h2 r2 <<<"$(counters "$ls")"
 		[ "$r2" -gt "$r1" ] ||
@@ -96,7 +96,7 @@ for ls in $LSS; do
 		lock "$ls" "$name" -w 10 ||
 			fail "$ls: node 2 did not give its kept hold back"
 	fi
-	barrier "$ls-back"
+	barrier "cache-$ls-back"
 
 	# a trylock meets node 1's kept hold: it gives the word back
 	if [ "$ME" = 2 ]; then
@@ -109,24 +109,24 @@ for ls in $LSS; do
 			fail "$ls: trylocks refused for 10 s: the kept hold stayed"
 		echo "$ls: trylock granted after $i refusals"
 	fi
-	barrier "$ls-tried"
+	barrier "cache-$ls-tried"
 
 	# more names than engine requests: kept holds make room
 	cache "$ls" 30000000 4
 	st "wait $ls 90"
-	barrier "$ls-few"
+	barrier "cache-$ls-few"
 	if [ "$ME" = 1 ]; then
 		for i in 1 2 3 4 5 6 7 8; do
 			lock "$ls" "few-$i" -w 10 ||
 				fail "$ls: name $i of 8 with 4 engine requests"
 		done
 	fi
-	barrier "$ls-few-done"
+	barrier "cache-$ls-few-done"
 
 	# without caching, every lock takes the word again
 	cache "$ls" 0
 	st "wait $ls 90"
-	barrier "$ls-uncached"
+	barrier "cache-$ls-uncached"
 	if [ "$ME" = 1 ]; then
 		lock "$ls" "$name" -w 60 || fail "$ls: uncached lock"
 		sleep 0.5
@@ -136,7 +136,7 @@ for ls in $LSS; do
 		[ "$v1" -gt "$v0" ] && [ "$k1" = 0 ] && [ "$h1" = 0 ] ||
 			fail "$ls: cache_us 0: verbs $v0 -> $v1, kept $k1, hits $h1"
 	fi
-	barrier "$ls-done"
+	barrier "cache-$ls-done"
 done
 
 "$CONFIGURE" down || fail "configure down"
