@@ -596,6 +596,31 @@ static void client_release_at(struct sim *s, u32 nid, u32 ci,
 	ev_push(s, e);
 }
 
+/* A grant of @mode to a client whose operation started at @start. */
+static void count_grant(struct sim *s, u8 mode, u64 start)
+{
+	u64 wt = s->now - start;
+
+	s->res->grants++;
+	if (mode == RDLM_MODE_SH)
+		s->res->reads++;
+	if (s->res->nlat < s->lat_cap) {
+		s->res->lat[s->res->nlat++] = wt;
+		if (wt > s->res->max_wait)
+			s->res->max_wait = wt;
+	}
+}
+
+/* Hold caching: give @r's kept hold back at @t (cookie: its keep) */
+static void uncache_at(struct sim *s, u32 nid, struct sreq *r, u64 t)
+{
+	struct ev *e = ev_new(s, EV_UNCACHE, t, nid);
+
+	e->req = r->req;
+	e->cookie = r->keep_seq;
+	ev_push(s, e);
+}
+
 static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
 {
 	struct sim *s = out->priv;
@@ -664,16 +689,7 @@ static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
 			   r->mode == RDLM_MODE_UP ? 1 : 2;
 		check_holders(s, r);
 		check_fifo(s, r);
-		s->res->grants++;
-		if (r->mode == RDLM_MODE_SH)
-			s->res->reads++;
-		if (s->res->nlat < s->lat_cap) {
-			u64 wt = s->now - n->clients[r->client].first_start;
-
-			s->res->lat[s->res->nlat++] = wt;
-			if (wt > s->res->max_wait)
-				s->res->max_wait = wt;
-		}
+		count_grant(s, r->mode, n->clients[r->client].first_start);
 		r->conv = CV_NONE;
 		client_release_at(s, nid, r->client, a->req,
 				  n->clients[r->client].hold);
@@ -717,10 +733,7 @@ static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
 		if (r->kept && (r->blocked || r->told_lost)) {
 			if (r->blocked)
 				s->res->cache_revoked++;
-			e = ev_new(s, EV_UNCACHE, s->now, nid);
-			e->req = a->req;
-			e->cookie = r->keep_seq;
-			ev_push(s, e);
+			uncache_at(s, nid, r, s->now);
 		}
 		break;
 	case RDLM_ACT_DONE:
@@ -830,18 +843,24 @@ static void pick_range(struct sim *s, struct client *c)
 	}
 }
 
-/* give a kept hold back: its engine request is released */
-static void kept_release(struct sim *s, u32 nid, struct sreq *r)
+/* @r's engine request is released */
+static void sreq_release(struct sim *s, u32 nid, struct sreq *r)
 {
 	struct node *n = &s->nodes[nid];
 	struct rdlm_out out;
 
-	r->kept = false;
 	r->state = SR_REL;
 	s->res->releases++;
 	out = mkout(s, nid);
 	if (n->eng.ops->unlock(&n->eng, r->req, &out))
 		violation(s, false, "unlock refused", nid, nid, r->word);
+}
+
+/* give a kept hold back */
+static void kept_release(struct sim *s, u32 nid, struct sreq *r)
+{
+	r->kept = false;
+	sreq_release(s, nid, r);
 }
 
 static void on_uncache(struct sim *s, u32 nid, struct rdlm_req *req,
@@ -875,12 +894,8 @@ static bool cache_take(struct sim *s, u32 nid, u32 ci)
 		r->kept = false;
 		r->client = ci;
 		c->cur = r;
-		s->res->grants++;
 		s->res->cache_hits++;
-		if (c->mode == RDLM_MODE_SH)
-			s->res->reads++;
-		if (s->res->nlat < s->lat_cap)
-			s->res->lat[s->res->nlat++] = s->now - c->first_start;
+		count_grant(s, c->mode, c->first_start);
 		client_release_at(s, nid, ci, r->req, c->hold);
 		return true;
 	}
@@ -891,7 +906,6 @@ static bool cache_take(struct sim *s, u32 nid, u32 ci)
 static bool cache_keep(struct sim *s, u32 nid, struct sreq *r)
 {
 	u64 until = s->now + s->cfg->cache_ns;
-	struct ev *e;
 
 	if (!s->cfg->cache_ns || r->blocked || r->told_lost ||
 	    r->mode == RDLM_MODE_UP || s->cfg->range_units)
@@ -905,10 +919,7 @@ static bool cache_keep(struct sim *s, u32 nid, struct sreq *r)
 	r->kept = true;
 	r->keep_seq++;
 	s->res->cache_kept++;
-	e = ev_new(s, EV_UNCACHE, until, nid);
-	e->req = r->req;
-	e->cookie = r->keep_seq;
-	ev_push(s, e);
+	uncache_at(s, nid, r, until);
 	return true;
 }
 
@@ -1063,7 +1074,6 @@ static void client_release(struct sim *s, u32 nid, u32 ci, struct rdlm_req *req)
 	struct node *n = &s->nodes[nid];
 	struct sreq *r = (struct sreq *)(uintptr_t)req->user;
 	struct client *c = &n->clients[ci];
-	struct rdlm_out out;
 
 	if (c->cur != r || r->state != SR_HELD)
 		return;
@@ -1072,14 +1082,8 @@ static void client_release(struct sim *s, u32 nid, u32 ci, struct rdlm_req *req)
 	tr(s, nid, 7, r->word, 0, 0);
 	if (s->cfg->cascade_hold && !nid && !ci && !s->res->cascade_t0)
 		s->res->cascade_t0 = s->now;
-	if (!cache_keep(s, nid, r)) {
-		r->state = SR_REL;
-		s->res->releases++;
-		out = mkout(s, nid);
-		if (n->eng.ops->unlock(&n->eng, req, &out))
-			violation(s, false, "unlock refused", nid, nid,
-				  r->word);
-	}
+	if (!cache_keep(s, nid, r))
+		sreq_release(s, nid, r);
 	c->cur = NULL;
 	c->first_start = 0;
 	client_next(s, nid, ci, rnd_exp(s, s->cfg->think) + 1);
