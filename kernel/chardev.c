@@ -71,7 +71,9 @@
 /* Flags a program may give RDLM_IOC_LOCK and RDLM_IOC_UNLOCK. */
 #define RDLM_DEV_LOCK_FLAGS	((RDLM_LKF_ALL & ~(RDLM_LKF_CANCEL | \
 						   RDLM_LKF_IVVALBLK)) | \
-				 RDLM_LKF_ASYNC)
+				 RDLM_LKF_ASYNC | RDLM_LKF_RANGE)
+#define RDLM_DEV_RANGE_FLAGS	(RDLM_LKF_NOQUEUE | RDLM_LKF_ASYNC | \
+				 RDLM_LKF_RANGE)
 #define RDLM_DEV_UNLOCK_FLAGS	(RDLM_LKF_VALBLK | RDLM_LKF_IVVALBLK | \
 				 RDLM_LKF_CANCEL | RDLM_LKF_ASYNC)
 
@@ -728,12 +730,17 @@ static int rdlm_check_lock_req(const struct rdlm_lock_req *req)
 {
 	if (req->size != sizeof(*req))
 		return -EINVAL;
-	if (req->reserved[0] || req->reserved[1])
-		return -EINVAL;
 	if (req->mode > RDLM_LOCK_EX)
 		return -EINVAL;
 	if (req->flags & ~RDLM_DEV_LOCK_FLAGS)
 		return -EINVAL;
+	if (req->flags & RDLM_LKF_RANGE) {
+		if ((req->flags & ~RDLM_DEV_RANGE_FLAGS) ||
+		    req->start > req->end)
+			return -EINVAL;
+	} else if (req->start || req->end) {
+		return -EINVAL;
+	}
 	if (req->flags & RDLM_LKF_CONVERT) {
 		if (req->namelen)
 			return -EINVAL;
@@ -751,7 +758,7 @@ static int rdlm_dev_new_lock(struct rdlm_file *rf, struct rdlm_lock_req *req,
 			     struct rdlm_uevent **cev, bool sync,
 			     struct rdlm_ulock **ulp)
 {
-	u32 kflags = req->flags & ~RDLM_LKF_ASYNC;
+	u32 kflags = req->flags & ~(RDLM_LKF_ASYNC | RDLM_LKF_RANGE);
 	struct rdlm_ulock *ul;
 	int ret;
 
@@ -797,9 +804,15 @@ static int rdlm_dev_new_lock(struct rdlm_file *rf, struct rdlm_lock_req *req,
 	rf->nr_locks++;
 	spin_unlock(&rf->lock);
 
-	ret = rdlm_lock(rf->ls, req->mode, &ul->lksb, kflags, req->name,
-			req->namelen, req->timeout_ms, rdlm_dev_ast, ul,
-			rdlm_dev_bast);
+	if (req->flags & RDLM_LKF_RANGE)
+		ret = rdlm_range_lock(rf->ls, req->mode, &ul->lksb, kflags,
+				      req->name, req->namelen, req->start,
+				      req->end, req->timeout_ms, rdlm_dev_ast,
+				      ul, rdlm_dev_bast);
+	else
+		ret = rdlm_lock(rf->ls, req->mode, &ul->lksb, kflags,
+				req->name, req->namelen, req->timeout_ms,
+				rdlm_dev_ast, ul, rdlm_dev_bast);
 	if (ret) {
 		spin_lock(&rf->lock);
 		ul->cev = NULL;

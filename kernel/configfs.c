@@ -11,7 +11,8 @@
  *	lockspaces/<name>/	one directory per lockspace
  *		members		node ids, comma separated ("1,2,3")
  *		engine		protocol engine: bakery, central, dqnl, dqnl-sf,
- *				ncosed
+ *				ncosed; rangeseg or rangecomb: range locks
+ *				only (rdlm_range_lock())
  *		atomic_mode	"nic" (one-sided atomics) or "cpu" (home applies)
  *		table_size	lock words per member table
  *		mailbox_slots	receive area slots per member
@@ -120,7 +121,7 @@ struct rdlm_cfg_ls {
 static LIST_HEAD(rdlm_kernel_lss);
 
 static const char *const rdlm_engine_names[] = {
-	"bakery", "central", "dqnl", "dqnl-sf", "ncosed",
+	"bakery", "central", "dqnl", "dqnl-sf", "ncosed", "rangeseg", "rangecomb",
 };
 
 static const char *const rdlm_atomic_names[] = {

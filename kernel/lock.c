@@ -171,7 +171,7 @@ void rdlm_queue_ast(struct rdlm_lkb *lkb, int status, u32 sbflags,
 }
 
 /* As fs/dlm's highbast: once per mode, again only for a stronger one. */
-static void rdlm_queue_bast(struct rdlm_lkb *lkb, int mode)
+void rdlm_queue_bast(struct rdlm_lkb *lkb, int mode)
 {
 	if (lkb->bast_mode >= mode || !lkb->bast ||
 	    lkb->grmode <= RDLM_LOCK_NL)
@@ -206,8 +206,10 @@ static void rdlm_lkb_free(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
 	del_timer_sync(&lkb->timeout);
 	spin_lock_bh(&ls->lock);
 	xa_erase(&ls->lkbs, lkb->lkid);
-	lkb->res->nr_lkbs--;
-	rdlm_res_put(ls, lkb->res);
+	if (lkb->res) {
+		lkb->res->nr_lkbs--;
+		rdlm_res_put(ls, lkb->res);
+	}
 	rdlm_ls_unlock(ls);
 	kfree(lkb);
 	if (atomic_dec_and_test(&ls->nr_lkbs))
@@ -346,7 +348,7 @@ struct rdlm_slot *rdlm_slot_get(struct rdlm_lockspace *ls, u32 home, u32 slot)
 }
 
 /* The 64-bit key of a name: its LVB's key, and what its home hashes. */
-static u64 rdlm_name_key(const void *name, unsigned int namelen)
+u64 rdlm_name_key(const void *name, unsigned int namelen)
 {
 	return (u64)jhash(name, namelen, 1) << 32 | jhash(name, namelen, 2);
 }
@@ -449,7 +451,8 @@ bool rdlm_res_reclaimed(struct rdlm_res *res)
 
 static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act);
 
-static struct rdlm_out rdlm_out(struct rdlm_lockspace *ls)
+/* The context of an engine call on @ls. */
+struct rdlm_out rdlm_ls_out(struct rdlm_lockspace *ls)
 {
 	struct rdlm_out out = {
 		.now = ktime_get_ns(),
@@ -463,7 +466,7 @@ static struct rdlm_out rdlm_out(struct rdlm_lockspace *ls)
 static void rdlm_slot_acquire(struct rdlm_lockspace *ls, struct rdlm_slot *s,
 			      u8 mode, bool trying)
 {
-	struct rdlm_out out = rdlm_out(ls);
+	struct rdlm_out out = rdlm_ls_out(ls);
 	struct rdlm_req *req;
 	int ret;
 
@@ -501,7 +504,7 @@ static void rdlm_slot_acquire(struct rdlm_lockspace *ls, struct rdlm_slot *s,
 static void rdlm_slot_upgrade_cancel(struct rdlm_lockspace *ls,
 				     struct rdlm_slot *s)
 {
-	struct rdlm_out out = rdlm_out(ls);
+	struct rdlm_out out = rdlm_ls_out(ls);
 
 	if (!ls->eng.ops->convert(&ls->eng, s->req, RDLM_MODE_SH, 0, &out))
 		s->upgrade_cancel = true;
@@ -516,7 +519,7 @@ static void rdlm_slot_upgrade_over(struct rdlm_slot *s)
 
 static void rdlm_slot_release(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 {
-	struct rdlm_out out = rdlm_out(ls);
+	struct rdlm_out out = rdlm_ls_out(ls);
 
 	s->state = RDLM_SLOT_RELEASING;
 	rdlm_slot_upgrade_over(s);	/* the release ends it */
@@ -532,7 +535,7 @@ static void rdlm_slot_release(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 static void rdlm_slot_upgrade(struct rdlm_lockspace *ls, struct rdlm_slot *s,
 			      bool trying, bool nodlckwt)
 {
-	struct rdlm_out out = rdlm_out(ls);
+	struct rdlm_out out = rdlm_ls_out(ls);
 	u8 flags = (trying ? RDLM_RF_NOQUEUE : 0) |
 		   (nodlckwt ? RDLM_RF_NODLCKWT : 0);
 
@@ -553,7 +556,7 @@ static void rdlm_slot_upgrade(struct rdlm_lockspace *ls, struct rdlm_slot *s,
 static void rdlm_slot_downgrade(struct rdlm_lockspace *ls,
 				struct rdlm_slot *s)
 {
-	struct rdlm_out out = rdlm_out(ls);
+	struct rdlm_out out = rdlm_ls_out(ls);
 
 	if (!ls->eng.ops->convert || s->state != RDLM_SLOT_OWNED ||
 	    s->own_mode != RDLM_MODE_EX || s->lost || s->upgrading)
@@ -677,7 +680,7 @@ static bool rdlm_slot_retire(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 
 /* ---- completing requests --------------------------------------------- */
 
-static void rdlm_lkb_unwait(struct rdlm_lkb *lkb)
+void rdlm_lkb_unwait(struct rdlm_lkb *lkb)
 {
 	list_del_init(&lkb->wt_entry);
 	lkb->rqmode = -1;
@@ -1035,9 +1038,13 @@ void rdlm_slot_pass(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 
 /* ---- engine outputs --------------------------------------------------- */
 
-static struct rdlm_slot *rdlm_req_slot(struct rdlm_req *req)
+/* The word of a request; a range lock's request has none (range.c). */
+static struct rdlm_slot *rdlm_req_slot(struct rdlm_lockspace *ls,
+				       struct rdlm_req *req)
 {
-	return req ? (struct rdlm_slot *)(uintptr_t)req->user : NULL;
+	if (!req || ls->eng.ops->ranges)
+		return NULL;
+	return (struct rdlm_slot *)(uintptr_t)req->user;
 }
 
 /*
@@ -1102,7 +1109,7 @@ static void rdlm_slot_lost(struct rdlm_lockspace *ls, struct rdlm_slot *s)
  * verb completion errors (-EIO, -ECONNRESET, ...): the home could not be
  * reached. Callers see only the errnos the API documents.
  */
-static int rdlm_engine_errno(int err)
+int rdlm_engine_errno(int err)
 {
 	switch (err) {
 	case -EAGAIN:
@@ -1118,11 +1125,16 @@ static int rdlm_engine_errno(int err)
 static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
 {
 	struct rdlm_lockspace *ls = out->priv;
-	struct rdlm_slot *s = rdlm_req_slot(act->req);
+	struct rdlm_slot *s = rdlm_req_slot(ls, act->req);
 	struct rdlm_verb v;
 	struct rdlm_res *res;
 	int ret;
 
+	if (ls->eng.ops->ranges && act->kind != RDLM_ACT_POST &&
+	    act->kind != RDLM_ACT_TIMER) {
+		rdlm_range_act(ls, act);
+		return;
+	}
 	if (s && act->req == s->retiring && act->kind != RDLM_ACT_POST &&
 	    act->kind != RDLM_ACT_TIMER) {
 		/* released and replaced: only its end matters */
@@ -1255,8 +1267,8 @@ static void rdlm_ls_after(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 void rdlm_ls_call_complete(struct rdlm_lockspace *ls,
 			   const struct rdlm_cqe *cqe)
 {
-	struct rdlm_out out = rdlm_out(ls);
-	struct rdlm_slot *s = rdlm_req_slot(cqe->req);
+	struct rdlm_out out = rdlm_ls_out(ls);
+	struct rdlm_slot *s = rdlm_req_slot(ls, cqe->req);
 
 	if (ls->dead)
 		return;
@@ -1344,9 +1356,11 @@ void rdlm_ls_cache_shrink(struct rdlm_lockspace *ls)
  */
 void rdlm_ls_call_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 {
-	struct rdlm_out out = rdlm_out(ls);
+	struct rdlm_out out = rdlm_ls_out(ls);
 
-	ls->eng.ops->recv(&ls->eng, rx, &out);
+	/* rangeseg's bakery words take no messages */
+	if (ls->eng.ops->recv)
+		ls->eng.ops->recv(&ls->eng, rx, &out);
 	rdlm_ls_pass_all(ls);
 }
 
@@ -1360,7 +1374,7 @@ void rdlm_ls_call_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
  */
 void rdlm_ls_call_member_up(struct rdlm_lockspace *ls, u32 node)
 {
-	struct rdlm_out out = rdlm_out(ls);
+	struct rdlm_out out = rdlm_ls_out(ls);
 	struct rdlm_slot *s;
 	int bkt;
 
@@ -1386,7 +1400,7 @@ void rdlm_ls_call_member_up(struct rdlm_lockspace *ls, u32 node)
  */
 void rdlm_ls_call_member_down(struct rdlm_lockspace *ls, u32 node, u32 epoch)
 {
-	struct rdlm_out out = rdlm_out(ls);
+	struct rdlm_out out = rdlm_ls_out(ls);
 
 	if (ls->eng.ops->member_down)
 		ls->eng.ops->member_down(&ls->eng, node, epoch, &out);
@@ -1402,7 +1416,7 @@ void rdlm_ls_call_member_down(struct rdlm_lockspace *ls, u32 node, u32 epoch)
  */
 void rdlm_ls_call_member_join(struct rdlm_lockspace *ls, u32 node)
 {
-	struct rdlm_out out = rdlm_out(ls);
+	struct rdlm_out out = rdlm_ls_out(ls);
 
 	if (!ls->eng.ops->member_join)
 		return;
@@ -1419,8 +1433,8 @@ void rdlm_ls_call_member_join(struct rdlm_lockspace *ls, u32 node)
 void rdlm_ls_call_timer(struct rdlm_lockspace *ls, struct rdlm_req *req,
 			u64 cookie)
 {
-	struct rdlm_out out = rdlm_out(ls);
-	struct rdlm_slot *s = rdlm_req_slot(req);
+	struct rdlm_out out = rdlm_ls_out(ls);
+	struct rdlm_slot *s = rdlm_req_slot(ls, req);
 
 	if (req && !req->busy)
 		return;
@@ -1476,10 +1490,12 @@ static void rdlm_lkb_timeout(struct timer_list *t)
 	struct rdlm_slot *s;
 
 	spin_lock_bh(&ls->lock);
-	s = lkb->res->slot;
+	s = lkb->res ? lkb->res->slot : NULL;
 	/* not a request that came after the one this timer was armed for */
 	if (!lkb->timeout_at || time_before(jiffies, lkb->timeout_at)) {
 		;
+	} else if (!s) {
+		rdlm_range_timeout(ls, lkb);
 	} else if (lkb->put_wait) {
 		/* the home did not ack the LVB write in time */
 		rdlm_slot_puts_failed(ls, s);
@@ -1584,7 +1600,7 @@ static int rdlm_request(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	return 0;
 }
 
-static int rdlm_check_ls(struct rdlm_lockspace *ls, u32 home)
+int rdlm_check_ls(struct rdlm_lockspace *ls, u32 home)
 {
 	if (ls->dead)
 		return -ENOLCK;
@@ -1621,6 +1637,9 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 	lkb = xa_load(&ls->lkbs, lksb->lkid);
 	ret = -ENOENT;
 	if (!lkb || lkb->state == RDLM_LKB_DEAD)
+		goto out;
+	ret = -EOPNOTSUPP;	/* a range lock */
+	if (!lkb->res)
 		goto out;
 	ret = -EBUSY;
 	if (lkb->state != RDLM_LKB_GRANTED || lkb->lvb_wait || lkb->put_wait)
@@ -1721,6 +1740,46 @@ static bool rdlm_lock_flags_valid(int mode, u32 flags)
 	return true;
 }
 
+/**
+ * rdlm_lkb_alloc() - a new lock, not in the lockspace yet
+ * @ls: lockspace
+ * @lksb: its status block
+ * @ast: completion callback
+ * @arg: its argument
+ * @bast: blocking callback
+ * @bast_arg: its argument
+ *
+ * On behalf of the caller, who may hold a spinlock: never sleeps.
+ *
+ * Return: the lock, or NULL.
+ */
+struct rdlm_lkb *rdlm_lkb_alloc(struct rdlm_lockspace *ls,
+				struct rdlm_lksb *lksb, void (*ast)(void *arg),
+				void *arg, void (*bast)(void *arg, int mode),
+				void *bast_arg)
+{
+	struct rdlm_lkb *lkb;
+
+	lkb = kzalloc(sizeof(*lkb), GFP_ATOMIC | __GFP_ACCOUNT);
+	if (!lkb)
+		return NULL;
+	lkb->ls = ls;
+	lkb->grmode = -1;
+	lkb->rqmode = -1;
+	lkb->prev_grmode = -1;
+	lkb->bast_mode = -1;
+	lkb->lksb = lksb;
+	lkb->ast = ast;
+	lkb->arg = arg;
+	lkb->bast = bast;
+	lkb->bast_arg = bast_arg;
+	INIT_LIST_HEAD(&lkb->gr_entry);
+	INIT_LIST_HEAD(&lkb->wt_entry);
+	INIT_LIST_HEAD(&lkb->put_entry);
+	timer_setup(&lkb->timeout, rdlm_lkb_timeout, 0);
+	return lkb;
+}
+
 static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
 		       struct rdlm_lksb *lksb, u32 flags, const void *name,
 		       unsigned int namelen, unsigned int timeout_ms,
@@ -1739,25 +1798,12 @@ static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
 				    arg, bast, bast_arg);
 	if (!name || !namelen || namelen > RDLM_NAME_MAX)
 		return -EINVAL;
+	if (ls->eng.ops->ranges)
+		return -EOPNOTSUPP;	/* rdlm_range_lock() */
 
-	/* on behalf of the caller, who may hold a spinlock */
-	lkb = kzalloc(sizeof(*lkb), GFP_ATOMIC | __GFP_ACCOUNT);
+	lkb = rdlm_lkb_alloc(ls, lksb, ast, arg, bast, bast_arg);
 	if (!lkb)
 		return -ENOMEM;
-	lkb->ls = ls;
-	lkb->grmode = -1;
-	lkb->rqmode = -1;
-	lkb->prev_grmode = -1;
-	lkb->bast_mode = -1;
-	lkb->lksb = lksb;
-	lkb->ast = ast;
-	lkb->arg = arg;
-	lkb->bast = bast;
-	lkb->bast_arg = bast_arg;
-	INIT_LIST_HEAD(&lkb->gr_entry);
-	INIT_LIST_HEAD(&lkb->wt_entry);
-	INIT_LIST_HEAD(&lkb->put_entry);
-	timer_setup(&lkb->timeout, rdlm_lkb_timeout, 0);
 
 	spin_lock_bh(&ls->lock);
 	ret = -ENOLCK;
@@ -1864,6 +1910,20 @@ static int __rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
 	ret = -ENOENT;
 	if (!lkb || lkb->state == RDLM_LKB_DEAD)
 		goto out;
+	if (!lkb->res) {
+		ret = rdlm_range_unlock_check(lkb, flags);
+		if (ret)
+			goto out;
+		if (lksb)
+			lkb->lksb = lksb;
+		if (ast)
+			lkb->ast = ast;
+		/* a caller waiting in rdlm_lock_wait() keeps its wake-up */
+		if (lkb->ast != rdlm_wake)
+			lkb->arg = arg;
+		rdlm_range_unlock_lkb(ls, lkb, flags);
+		goto out;
+	}
 	s = lkb->res->slot;
 	if (flags & RDLM_LKF_CANCEL) {
 		ret = -EALREADY;
@@ -2029,8 +2089,14 @@ void rdlm_ls_fail_all(struct rdlm_lockspace *ls)
 		/* an LVB write the home will not ack now */
 		if (lkb->put_wait)
 			rdlm_lkb_put_done(ls, lkb, false);
+		/* a range lock's release will not be DONE now */
+		if (lkb->state == RDLM_LKB_DEAD && lkb->rreq) {
+			lkb->rreq = NULL;
+			rdlm_lkb_kill(lkb, -RDLM_EUNLOCK, 0);
+		}
 		if (lkb->state == RDLM_LKB_DEAD)
 			continue;
+		lkb->rreq = NULL;
 		if (lkb->rqmode >= 0)
 			rdlm_lkb_unwait(lkb);
 		lkb->lvb_wait = false;
@@ -2082,8 +2148,15 @@ void rdlm_ls_dump_locks(struct rdlm_lockspace *ls, struct seq_file *m)
 	unsigned long id;
 
 	xa_for_each(&ls->lkbs, id, lkb) {
-		struct rdlm_slot *s = lkb->res->slot;
+		struct rdlm_slot *s = lkb->res ? lkb->res->slot : NULL;
 
+		if (!s) {
+			seq_printf(m, "lock %u %s gr %d rq %d range %llu-%llu req %d\n",
+				   lkb->lkid, state[lkb->state], lkb->grmode,
+				   lkb->rqmode, lkb->start, lkb->end,
+				   lkb->rreq ? (int)lkb->rreq->idx : -1);
+			continue;
+		}
 		seq_printf(m, "lock %u %s gr %d rq %d home %u slot %u hold %d/%u name %*phN\n",
 			   lkb->lkid, state[lkb->state], lkb->grmode,
 			   lkb->rqmode, ls->members[s->home], s->slot,

@@ -168,6 +168,10 @@ struct rdlm_lkb {
 	int cb_bast_mode;
 	void (*cb_bast)(void *arg, int mode);
 	void *cb_bast_arg;
+	/* a range lock (range.c): no @res, an engine request of its own */
+	struct rdlm_req *rreq;	/* until the engine is DONE with it */
+	u64 start;
+	u64 end;
 };
 
 /* The timer of one engine request, with the way back to its lockspace. */
@@ -359,7 +363,24 @@ void rdlm_rehome_check(struct rdlm_lockspace *ls);
 void rdlm_rehome_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
 bool rdlm_home_here(struct rdlm_lockspace *ls, u64 key);
 
+/* range.c */
+int rdlm_range_unlock_check(struct rdlm_lkb *lkb, u32 flags);
+void rdlm_range_unlock_lkb(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+			   u32 flags);
+void rdlm_range_timeout(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb);
+void rdlm_range_act(struct rdlm_lockspace *ls, const struct rdlm_action *act);
+
 /* lock.c */
+struct rdlm_out rdlm_ls_out(struct rdlm_lockspace *ls);
+u64 rdlm_name_key(const void *name, unsigned int namelen);
+int rdlm_check_ls(struct rdlm_lockspace *ls, u32 home);
+int rdlm_engine_errno(int err);
+struct rdlm_lkb *rdlm_lkb_alloc(struct rdlm_lockspace *ls,
+				struct rdlm_lksb *lksb, void (*ast)(void *arg),
+				void *arg, void (*bast)(void *arg, int mode),
+				void *bast_arg);
+void rdlm_lkb_unwait(struct rdlm_lkb *lkb);
+void rdlm_queue_bast(struct rdlm_lkb *lkb, int mode);
 struct rdlm_slot *rdlm_slot_get(struct rdlm_lockspace *ls, u32 home,
 				u32 slot);
 void rdlm_res_move(struct rdlm_lockspace *ls, struct rdlm_res *res,

@@ -173,6 +173,35 @@ int rdlm_lock_async(int fd, int mode, const void *name, size_t namelen,
 }
 
 /*
+ * Lock the units [@start, @end] of @name in @mode (RDLM_LOCK_PR or _EX),
+ * on a lockspace whose engine locks ranges (rangeseg, rangecomb): PR ranges
+ * share, an EX range excludes every range it overlaps. As rdlm_lock(), with
+ * RDLM_LKF_NOQUEUE; with RDLM_LKF_ASYNC as rdlm_lock_async() (@user is the
+ * events' cookie). Released by rdlm_unlock(@lkid, NULL), cancelled by
+ * rdlm_cancel(); no LVB, no conversion.
+ */
+int rdlm_range_lock(int fd, int mode, const void *name, size_t namelen,
+		    uint64_t start, uint64_t end, uint32_t flags,
+		    uint32_t timeout_ms, uint64_t user, uint32_t *lkid)
+{
+	struct rdlm_lock_req req;
+	int ret;
+
+	memset(&req, 0, sizeof(req));
+	req.size = sizeof(req);
+	req.mode = mode;
+	req.flags = flags | RDLM_LKF_RANGE;
+	req.timeout_ms = timeout_ms;
+	req.user = user;
+	req.start = start;
+	req.end = end;
+	ret = rdlm_fill_name(&req, name, namelen);
+	if (ret)
+		return ret;
+	return rdlm_lock_call(fd, &req, lkid, NULL);
+}
+
+/*
  * Convert lock @lkid to @mode; as rdlm_lock(), or asynchronous with
  * RDLM_LKF_ASYNC. With RDLM_LKF_VALBLK, @lvb is written when the lock
  * leaves PW/EX and read back on grant.

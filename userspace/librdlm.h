@@ -48,6 +48,9 @@ int rdlm_lock_sb(int fd, int mode, const void *name, size_t namelen,
 int rdlm_lock_async(int fd, int mode, const void *name, size_t namelen,
 		    uint32_t flags, uint32_t timeout_ms, uint64_t user,
 		    uint32_t *lkid);
+int rdlm_range_lock(int fd, int mode, const void *name, size_t namelen,
+		    uint64_t start, uint64_t end, uint32_t flags,
+		    uint32_t timeout_ms, uint64_t user, uint32_t *lkid);
 int rdlm_convert(int fd, uint32_t lkid, int mode, uint32_t flags,
 		 uint32_t timeout_ms, void *lvb);
 int rdlm_unlock(int fd, uint32_t lkid, const void *lvb);

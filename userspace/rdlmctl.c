@@ -77,6 +77,8 @@ static void usage(FILE *out)
 " -E, --conflict-exit-code CODE\n"
 "                       exit status when -n or -w fail (default 1)\n"
 " -o, --close           do not let COMMAND inherit the lock's descriptor\n"
+" -r, --range START-END lock only the units START to END of NAME (PR or\n"
+"                       EX, on a lockspace of engine rangeseg or rangecomb)\n"
 " -L, --lockspace NAME  lockspace (default $RDLM_LOCKSPACE)\n"
 "\n"
 " -h, --help            display this help\n"
@@ -620,6 +622,7 @@ static int cmd_lock(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 'w' },
 		{ "conflict-exit-code", required_argument, NULL, 'E' },
 		{ "close", no_argument, NULL, 'o' },
+		{ "range", required_argument, NULL, 'r' },
 		{ "lockspace", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
@@ -627,12 +630,15 @@ static int cmd_lock(int argc, char **argv)
 	const char *ls = getenv("RDLM_LOCKSPACE"), *name;
 	int mode = RDLM_LOCK_EX, conflict = 1, cloexec = 0, c, fd, ret, status;
 	uint32_t flags = 0, timeout_ms = 0, lkid;
+	unsigned long long first = 0, last = 0;
+	int range = 0;
+	char extra;
 	double secs;
 	char *end;
 	pid_t pid;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+sxem:nw:E:oL:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+sxem:nw:E:or:L:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's': mode = RDLM_LOCK_PR; break;
 		case 'x': case 'e': mode = RDLM_LOCK_EX; break;
@@ -662,6 +668,14 @@ static int cmd_lock(int argc, char **argv)
 			}
 			break;
 		case 'o': cloexec = 1; break;
+		case 'r':
+			if (sscanf(optarg, "%llu-%llu%c", &first, &last,
+				   &extra) != 2 || first > last) {
+				err("lock: bad range '%s' (START-END, START <= END)", optarg);
+				return 2;
+			}
+			range = 1;
+			break;
 		case 'L': ls = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: return 2;
@@ -691,8 +705,12 @@ static int cmd_lock(int argc, char **argv)
 		err("lockspace %s: %s", ls, strerror(-fd));
 		return 1;
 	}
-	ret = rdlm_lock(fd, mode, name, strlen(name), flags, timeout_ms, &lkid,
-			NULL);
+	if (range)
+		ret = rdlm_range_lock(fd, mode, name, strlen(name), first, last,
+				      flags, timeout_ms, 0, &lkid);
+	else
+		ret = rdlm_lock(fd, mode, name, strlen(name), flags,
+				timeout_ms, &lkid, NULL);
 	if (ret == -EAGAIN || ret == -ETIMEDOUT) {
 		err("%s: %s", name, ret == -EAGAIN ? "held elsewhere" :
 		    "timed out waiting");

@@ -22,6 +22,10 @@
  *  - Blocking callbacks are coalesced as in fs/dlm: one per lock until it
  *    is converted or released, carrying the most restrictive mode waited for.
  *
+ * A lockspace whose engine locks ranges (rangeseg, rangecomb) serves
+ * rdlm_range_lock() instead of rdlm_lock(): shared or exclusive locks on
+ * the units [start, end] of a name (Documentation/range-locks.rst).
+ *
  * Differences from fs/dlm are listed in Documentation/lock-manager.rst.
  */
 #ifndef _LINUX_RDLM_H
@@ -108,6 +112,32 @@ int rdlm_lock(struct rdlm_lockspace *ls, int mode, struct rdlm_lksb *lksb,
 	      void (*bast)(void *arg, int mode));
 int rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
 		struct rdlm_lksb *lksb, void *arg);
+
+int rdlm_range_lock(struct rdlm_lockspace *ls, int mode,
+		    struct rdlm_lksb *lksb, u32 flags, const void *name,
+		    unsigned int namelen, u64 start, u64 end,
+		    unsigned int timeout_ms, void (*ast)(void *arg), void *arg,
+		    void (*bast)(void *arg, int mode));
+
+/**
+ * rdlm_range_unlock() - release a range lock, or cancel its request
+ * @ls: lockspace
+ * @lkid: the lock (&rdlm_lksb.lkid of rdlm_range_lock())
+ * @flags: 0, or RDLM_LKF_CANCEL
+ * @lksb: NULL, or a status block replacing the lock's
+ * @arg: the lock's ast is called with this argument from now on
+ *
+ * rdlm_unlock() under the name of the range API; rdlm_unlock_wait() waits
+ * for a range lock's release too.
+ *
+ * Return: as rdlm_unlock().
+ */
+static inline int rdlm_range_unlock(struct rdlm_lockspace *ls, u32 lkid,
+				    u32 flags, struct rdlm_lksb *lksb,
+				    void *arg)
+{
+	return rdlm_unlock(ls, lkid, flags, lksb, arg);
+}
 
 int rdlm_lock_wait(struct rdlm_lockspace *ls, int mode,
 		   struct rdlm_lksb *lksb, u32 flags, const void *name,

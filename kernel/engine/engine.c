@@ -12,6 +12,8 @@ static const struct rdlm_engine_ops *const rdlm_engines[] = {
 	&rdlm_dqnl_ops,
 	&rdlm_dqnl_sf_ops,
 	&rdlm_ncosed_ops,
+	&rdlm_rangeseg_ops,
+	&rdlm_rangecomb_ops,
 };
 
 const struct rdlm_engine_ops *rdlm_engine_find(const char *name)

@@ -390,6 +390,9 @@ struct rdlm_engine;
  * @any_slot: a word is any number up to %RDLM_ANY_SLOT_MAX, not an index
  *	into the table (the engine only sends messages): the lock manager
  *	spreads names over all of them, so that two rarely share one
+ * @ranges: a request locks the units [&rdlm_req.start, &rdlm_req.end] of
+ *	the resource at (node, slot), not a word (rangeseg, rangecomb): the
+ *	lock manager serves range locks only (kernel/range.c)
  * @init: set up engine-private state (may sleep, may allocate)
  * @fini: free engine-private state
  * @lock: start acquiring @req; returns 0 or -errno (then nothing emitted)
@@ -436,6 +439,7 @@ struct rdlm_engine_ops {
 	u8 try_answers;
 	bool needs_lease;
 	bool any_slot;
+	bool ranges;
 	int (*init)(struct rdlm_engine *eng);
 	void (*fini)(struct rdlm_engine *eng);
 	int (*lock)(struct rdlm_engine *eng, struct rdlm_req *req,
@@ -489,18 +493,14 @@ extern const struct rdlm_engine_ops rdlm_central_ops;
 extern const struct rdlm_engine_ops rdlm_dqnl_ops;
 extern const struct rdlm_engine_ops rdlm_dqnl_sf_ops;
 extern const struct rdlm_engine_ops rdlm_ncosed_ops;
-/*
- * Range engines (Documentation/range-locks.rst): built into the simulator
- * only for now, not listed by rdlm_engine_find(), since the lock manager
- * does not fill in &rdlm_req.start and &rdlm_req.end yet.
- */
+/* Range engines (Documentation/range-locks.rst) */
 extern const struct rdlm_engine_ops rdlm_rangeseg_ops;
 extern const struct rdlm_engine_ops rdlm_rangecomb_ops;
 
 /**
  * rdlm_engine_find() - look up an engine by name
- * @name: "bakery", "central", "dqnl", "dqnl-sf" or "ncosed" (the range
- *	engines are not listed yet)
+ * @name: "bakery", "central", "dqnl", "dqnl-sf", "ncosed", "rangeseg" or
+ *	"rangecomb"
  *
  * Return: the ops table, or NULL.
  */

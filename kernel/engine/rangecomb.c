@@ -731,6 +731,7 @@ static int rc_describe(struct rdlm_engine *eng, struct rdlm_req *req,
 const struct rdlm_engine_ops rdlm_rangecomb_ops = {
 	.name = "rangecomb",
 	.needs_lease = true,
+	.ranges = true,
 	.init = rc_init,
 	.fini = rc_fini,
 	.lock = rc_lock,

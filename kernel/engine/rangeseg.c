@@ -29,6 +29,10 @@
  * child's own priv belongs to the bakery.  A child carries its parent's
  * &rdlm_req.user, so that a caller tracing verbs by request finds the range.
  *
+ * A trylock (RDLM_RF_NOQUEUE) fails with -EAGAIN, releasing what it holds,
+ * when a segment was not free as its ticket was taken: the bakery grants
+ * on that first answer if it was.
+ *
  * Outcomes: a lost lease of any segment is a lost lease of the range
  * (NOTICE LOST once); a segment that fails (reset, fabric error, lease
  * over while still acquiring the next ones) fails the range and releases
@@ -67,7 +71,7 @@ struct rs_req {
 	u8 locked;	/* children [0, locked) handed to the bakery */
 	u8 released;	/* children [0, released) unlocked again */
 	u8 freed;	/* children [locked, nseg) given back unused */
-	u8 pad;
+	u8 answered;	/* children [0, answered) had their first answer */
 	u32 live;	/* children not DONE yet */
 	int err;
 	u64 lease_end;	/* earliest lease end of the segments held */
@@ -400,13 +404,26 @@ static void rs_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 {
 	struct rdlm_req *req = rs_parent_of(eng, cqe->req);
 	struct rs_out w;
+	struct rs_req *p;
+	bool first;
+	u8 held;
 
 	if (!req) {
 		rdlm_stat_inc(&eng->stats.stale);
 		return;
 	}
+	p = rs(req);
+	held = p->held;
+	/* the ticket's answer, for the segment being acquired */
+	first = p->phase == RS_ACQ && p->answered == held &&
+		held < p->locked && cqe->req == &eng->reqs[p->child[held]];
+	if (first)
+		p->answered = held + 1;
 	rs_wrap(&w, eng, out);
 	rs_child->complete(eng, cqe, &w.out);
+	if (first && (req->flags & RDLM_RF_NOQUEUE) && p->phase == RS_ACQ &&
+	    p->held == held)
+		rs_fail(&w, req, -EAGAIN);
 	rs_drive(eng, req, &w);
 }
 
@@ -445,6 +462,7 @@ static int rs_describe(struct rdlm_engine *eng, struct rdlm_req *req,
 const struct rdlm_engine_ops rdlm_rangeseg_ops = {
 	.name = "rangeseg",
 	.needs_lease = true,
+	.ranges = true,
 	.init = rs_init,
 	.fini = rs_fini,
 	.lock = rs_lock,

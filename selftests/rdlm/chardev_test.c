@@ -304,10 +304,33 @@ TEST_F(ls, lock_bad_input)
 	r.size--;
 	EXPECT_EQ(-1, ioctl(self->fd, RDLM_IOC_LOCK, &r));
 	EXPECT_EQ(EINVAL, errno);
+	/* a range without RDLM_LKF_RANGE */
 	lock_req_init(&r, RDLM_LOCK_EX, self->res, 0);
-	r.reserved[1] = 1;
+	r.end = 1;
 	EXPECT_EQ(-1, ioctl(self->fd, RDLM_IOC_LOCK, &r));
 	EXPECT_EQ(EINVAL, errno);
+	/* range locks: reversed, with flags a range does not take */
+	lock_req_init(&r, RDLM_LOCK_EX, self->res, RDLM_LKF_RANGE);
+	r.start = 2;
+	r.end = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, RDLM_IOC_LOCK, &r));
+	EXPECT_EQ(EINVAL, errno);
+	lock_req_init(&r, RDLM_LOCK_EX, self->res,
+		      RDLM_LKF_RANGE | RDLM_LKF_VALBLK);
+	EXPECT_EQ(-1, ioctl(self->fd, RDLM_IOC_LOCK, &r));
+	EXPECT_EQ(EINVAL, errno);
+	lock_req_init(&r, RDLM_LOCK_EX, self->res,
+		      RDLM_LKF_RANGE | RDLM_LKF_CONVERT);
+	r.namelen = 0;
+	memset(r.name, 0, sizeof(r.name));
+	EXPECT_EQ(-1, ioctl(self->fd, RDLM_IOC_LOCK, &r));
+	EXPECT_EQ(EINVAL, errno);
+	/* a range on a lockspace of lock words */
+	lock_req_init(&r, RDLM_LOCK_EX, self->res, RDLM_LKF_RANGE);
+	r.end = 10;
+	EXPECT_EQ(-1, ioctl(self->fd, RDLM_IOC_LOCK, &r));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(0, r.lkid);
 	/* invalid modes */
 	lock_req_init(&r, RDLM_LOCK_NR, self->res, 0);
 	EXPECT_EQ(-1, ioctl(self->fd, RDLM_IOC_LOCK, &r));

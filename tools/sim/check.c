@@ -1731,6 +1731,7 @@ int main(int argc, char **argv)
 		{ "queue engines: rejoin clears the dead mark, dead tails recovered", t_dq_rejoin },
 		{ "rangeseg: ascending one at a time, release, shared, disjoint", t_rs_basic },
 		{ "rangeseg: writer blocks reader and reader writer", t_rs_conflict },
+		{ "rangeseg: trylock fails at a segment not free, gives the rest back", t_rs_trylock },
 		{ "rangeseg: segment failure, lease lost (acquiring, held), cancel", t_rs_failure },
 		{ "rangecomb: grant, shared, conflicts, blocking, resources", t_rc_basic },
 		{ "rangecomb: FIFO among overlapping ranges, cancel", t_rc_fifo_cancel },

@@ -285,7 +285,7 @@ static void t_rs_basic(void)
 
 	/* segments of 16 units; resource at home 1, slots 0.. */
 	x_setup(&rdlm_rangeseg_ops, 16, 0);
-	CHECK(!rdlm_engine_find("rangeseg"));	/* not for the lock manager */
+	CHECK(rdlm_engine_find("rangeseg") == &rdlm_rangeseg_ops);
 	a = x_lock(0, 1, 4, RDLM_MODE_EX, 0, 40, 0);	/* segments 0-2 */
 	/* ascending, one at a time: only segment 0's ticket FA is out */
 	for (i = 0; i < 3; i++) {
@@ -377,6 +377,35 @@ static void t_rs_conflict(void)
 	x_fini();
 }
 
+/*
+ * A trylock fails with -EAGAIN at the first segment that was not free when
+ * its ticket was taken, and gives back the segments it held at once.
+ */
+static void t_rs_trylock(void)
+{
+	struct rdlm_req *a, *b, *c;
+
+	x_setup(&rdlm_rangeseg_ops, 16, 0);
+	a = x_lock(0, 1, 0, RDLM_MODE_EX, 16, 31, 0);	/* segment 1 */
+	x_pump();
+	CHECK(R(0, a)->granted);
+	/* segments 0-2: 0 is free and taken, 1 is a's */
+	b = x_lock(2, 1, 0, RDLM_MODE_EX, 0, 40, RDLM_RF_NOQUEUE);
+	x_pump();
+	CHECK(!R(2, b)->granted && R(2, b)->err == -EAGAIN);
+	/* segment 0 went back: a trylock of it alone is granted */
+	c = x_lock(2, 1, 0, RDLM_MODE_EX, 0, 15, RDLM_RF_NOQUEUE);
+	x_pump();
+	CHECK(R(2, c)->granted && !R(2, c)->err);
+	x_unlock(2, c);
+	x_unlock(0, a);
+	/* b's ticket of segment 1 goes back at its turn */
+	x_advance(xnow + LEASE / 4);
+	CHECK(R(2, b)->done && R(2, c)->done && R(0, a)->done);
+	CHECK(x_free(0) == RQ && x_free(2) == RQ);
+	x_fini();
+}
+
 static void t_rs_failure(void)
 {
 	struct rdlm_req *a, *b;
@@ -441,7 +470,7 @@ static void t_rc_basic(void)
 	struct rdlm_req *a, *b, *c;
 
 	x_setup(&rdlm_rangecomb_ops, 0, 0);
-	CHECK(!rdlm_engine_find("rangecomb"));
+	CHECK(rdlm_engine_find("rangecomb") == &rdlm_rangecomb_ops);
 	/* one LOCK, one GRANT, one UNLOCK */
 	a = x_lock(0, 1, 2, RDLM_MODE_EX, 0, 100, 0);
 	CHECK(x_queued() == 1 && x_peek(0)->msg.type == RDLM_MSG_LOCK &&

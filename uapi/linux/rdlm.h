@@ -60,6 +60,11 @@
 
 /* /dev/rdlm only: return at once, the completion is read() from the file. */
 #define RDLM_LKF_ASYNC		0x00400000
+/*
+ * /dev/rdlm only: lock the units [start, end] of the name (a lockspace
+ * whose engine locks ranges: rangeseg, rangecomb); PR or EX, NOQUEUE.
+ */
+#define RDLM_LKF_RANGE		0x00800000
 
 /* Status-block flags (lksb->flags), fs/dlm's values and one of rdlm's. */
 #define RDLM_SBF_DEMOTED	0x01	/* up-conversion waited in NL */
@@ -126,7 +131,14 @@ struct rdlm_join {
  *	out, the lock value block read on grant; ignored without it
  * @status: out: 0, or the -errno the call returns
  * @sb_flags: out: RDLM_SBF_* of the completion
- * @reserved: must be zero
+ * @start: with RDLM_LKF_RANGE: first unit of the range; else zero
+ * @end: with RDLM_LKF_RANGE: last unit, inclusive, @start <= @end; else zero
+ *
+ * A range lock (RDLM_LKF_RANGE; not with _CONVERT, _VALBLK or flags other
+ * than _NOQUEUE and _ASYNC) is released with RDLM_IOC_UNLOCK, and its
+ * unlock completes once the home has the release. A range lock on a
+ * lockspace without a range engine is -EOPNOTSUPP, as a lock without
+ * RDLM_LKF_RANGE is on one with.
  *
  * Without RDLM_LKF_ASYNC the call returns when the request completed: 0
  * when granted, -EAGAIN (NOQUEUE, not grantable), -ETIMEDOUT, -EINTR (a
@@ -150,7 +162,8 @@ struct rdlm_lock_req {
 	__u8 lvb[RDLM_LVB_MAX];
 	__s32 status;
 	__u32 sb_flags;
-	__u64 reserved[2];
+	__u64 start;
+	__u64 end;
 };
 
 /**

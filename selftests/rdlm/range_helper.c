@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * range_helper: range locks through /dev/rdlm, for range_lock.sh.
+ *
+ * usage: range_helper stress LS NAME SECS CELLS CELL_UNITS MAXLEN DEV OFFSET
+ *        range_helper hold LS NAME MODE START END FILE
+ *
+ * stress repeats for SECS seconds: lock a random run of 1..MAXLEN of
+ * CELLS cells of NAME (cell c is the units [c * CELL_UNITS, (c + 1) *
+ * CELL_UNITS - 1]) in PR or EX, check it, unlock. The check needs no help
+ * from the lock manager: every cell owns one 512-byte sector of the block
+ * device DEV at OFFSET, which every node reaches uncached (the test
+ * cluster's shared disk, O_DIRECT). An EX holder writes a token of its own
+ * into its cells' sectors, waits, reads them back (another writer's token
+ * there is a violation) and writes a second token before it unlocks; a PR
+ * holder reads its cells at the start and at the end of its hold (a change
+ * is a writer inside with it). It prints
+ *
+ *   ops N pr N ex N errors N violations N
+ *
+ * and exits 0 only with no error and no violation.
+ *
+ * hold locks START..END of NAME in MODE (PR or EX, waiting up to 60 s),
+ * creates FILE and waits for SIGTERM, then unlocks; killed, its lock goes
+ * with its descriptor.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "librdlm.h"
+
+#define SECTOR	512
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static unsigned long long arg_ull(const char *s, const char *what)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || !*s) {
+		fprintf(stderr, "range_helper: bad %s '%s'\n", what, s);
+		exit(2);
+	}
+	return v;
+}
+
+static int open_ls(const char *ls)
+{
+	int fd = rdlm_open(ls, 0);
+
+	if (fd < 0) {
+		fprintf(stderr, "range_helper: %s: %s\n", ls, strerror(-fd));
+		exit(1);
+	}
+	return fd;
+}
+
+/* every cell's sector of @buf carries @token? */
+static int all_token(const char *buf, unsigned int n, uint64_t token)
+{
+	uint64_t t;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&t, buf + (size_t)i * SECTOR, sizeof(t));
+		if (t != token)
+			return 0;
+	}
+	return 1;
+}
+
+static void fill_token(char *buf, unsigned int n, uint64_t token)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		memcpy(buf + (size_t)i * SECTOR, &token, sizeof(token));
+}
+
+static int io(int dev, int write, void *buf, size_t len, off_t off)
+{
+	ssize_t r = write ? pwrite(dev, buf, len, off) : pread(dev, buf, len, off);
+
+	if (r != (ssize_t)len) {
+		fprintf(stderr, "range_helper: %s at %lld: %s\n",
+			write ? "write" : "read", (long long)off,
+			r < 0 ? strerror(errno) : "short");
+		return -1;
+	}
+	return 0;
+}
+
+static int stress(char **argv)
+{
+	const char *name = argv[1];
+	uint64_t secs = arg_ull(argv[2], "SECS");
+	unsigned int cells = arg_ull(argv[3], "CELLS");
+	uint64_t cu = arg_ull(argv[4], "CELL_UNITS");
+	unsigned int maxlen = arg_ull(argv[5], "MAXLEN");
+	off_t base = arg_ull(argv[7], "OFFSET");
+	uint64_t ops = 0, pr = 0, ex = 0, errors = 0, violations = 0, end;
+	uint64_t node = arg_ull(getenv("RDLM_NODE_ID") ?: "0", "RDLM_NODE_ID");
+	uint32_t seq = 0;
+	char *a, *b;
+	int fd, dev;
+
+	if (!cells || !cu || !maxlen || maxlen > cells) {
+		fprintf(stderr, "range_helper: need 1 <= MAXLEN <= CELLS, CELL_UNITS > 0\n");
+		return 2;
+	}
+	fd = open_ls(argv[0]);
+	dev = open(argv[6], O_RDWR | O_DIRECT);
+	if (dev < 0) {
+		fprintf(stderr, "range_helper: %s: %s\n", argv[6], strerror(errno));
+		return 1;
+	}
+	if (posix_memalign((void **)&a, 4096, (size_t)cells * SECTOR) ||
+	    posix_memalign((void **)&b, 4096, (size_t)cells * SECTOR))
+		return 1;
+	srandom(getpid() ^ time(NULL));
+	end = now_ms() + secs * 1000;
+	while (now_ms() < end) {
+		unsigned int first = random() % cells;
+		unsigned int n = 1 + random() % maxlen;
+		int mode = random() % 2 ? RDLM_LOCK_EX : RDLM_LOCK_PR;
+		off_t off = base + (off_t)first * SECTOR;
+		uint64_t token;
+		uint32_t lkid;
+		size_t len;
+		int ret;
+
+		if (first + n > cells)
+			n = cells - first;
+		len = (size_t)n * SECTOR;
+		ops++;
+		ret = rdlm_range_lock(fd, mode, name, strlen(name), first * cu,
+				      (first + n) * cu - 1, 0, 30000, 0, &lkid);
+		if (ret) {
+			fprintf(stderr, "range_helper: lock %u+%u %s: %s\n",
+				first, n, rdlm_mode_name(mode), strerror(-ret));
+			errors++;
+			continue;
+		}
+		token = node << 56 | (uint64_t)getpid() << 32 | ++seq;
+		if (mode == RDLM_LOCK_EX) {
+			ex++;
+			fill_token(a, n, token);
+			if (io(dev, 1, a, len, off))
+				errors++;
+			usleep(random() % 2000);
+			if (io(dev, 0, b, len, off))
+				errors++;
+			else if (!all_token(b, n, token)) {
+				fprintf(stderr, "VIOLATION: EX cells %u+%u: another writer's token\n",
+					first, n);
+				violations++;
+			}
+			fill_token(a, n, token | 1ULL << 31);
+			if (io(dev, 1, a, len, off))
+				errors++;
+		} else {
+			pr++;
+			if (io(dev, 0, a, len, off))
+				errors++;
+			usleep(random() % 2000);
+			if (io(dev, 0, b, len, off))
+				errors++;
+			else if (memcmp(a, b, len)) {
+				fprintf(stderr, "VIOLATION: PR cells %u+%u changed under a reader\n",
+					first, n);
+				violations++;
+			}
+		}
+		ret = rdlm_unlock(fd, lkid, NULL);
+		if (ret) {
+			fprintf(stderr, "range_helper: unlock: %s\n", strerror(-ret));
+			errors++;
+		}
+	}
+	printf("ops %" PRIu64 " pr %" PRIu64 " ex %" PRIu64 " errors %" PRIu64
+	       " violations %" PRIu64 "\n", ops, pr, ex, errors, violations);
+	return errors || violations ? 1 : 0;
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int hold(char **argv)
+{
+	const char *name = argv[1];
+	int mode = rdlm_mode_parse(argv[2]);
+	uint64_t start = arg_ull(argv[3], "START"), last = arg_ull(argv[4], "END");
+	sigset_t mask, old;
+	uint32_t lkid;
+	int fd, ret;
+	FILE *f;
+
+	fd = open_ls(argv[0]);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	signal(SIGTERM, on_term);
+	ret = rdlm_range_lock(fd, mode, name, strlen(name), start, last, 0,
+			      60000, 0, &lkid);
+	if (ret) {
+		fprintf(stderr, "range_helper: hold %s %s: %s\n", name, argv[2],
+			strerror(-ret));
+		return 1;
+	}
+	f = fopen(argv[5], "w");
+	if (!f || fclose(f))
+		return 1;
+	while (!stop)
+		sigsuspend(&old);
+	ret = rdlm_unlock(fd, lkid, NULL);
+	if (ret)
+		fprintf(stderr, "range_helper: unlock: %s\n", strerror(-ret));
+	return ret ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 10 && !strcmp(argv[1], "stress"))
+		return stress(argv + 2);
+	if (argc == 8 && !strcmp(argv[1], "hold"))
+		return hold(argv + 2);
+	fprintf(stderr,
+		"usage: range_helper stress LS NAME SECS CELLS CELL_UNITS MAXLEN DEV OFFSET\n"
+		"       range_helper hold LS NAME MODE START END FILE\n");
+	return 2;
+}

@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Range locks through /dev/rdlm (rdlmctl lock -r, range_helper) on every
+# lockspace named rg-* in tools/cluster/cluster.conf (rangeseg, rangecomb),
+# on 3 nodes:
+#  - verbs: an uncontended EX lock of units 0-1023 (4 of rangeseg's 256-unit
+#    segments) and its unlock post exactly 8 FAs (a ticket and a release per
+#    segment) on rangeseg, and no FA but SENDs on rangecomb;
+#  - node 1 holds PR 0-99 of a name: node 2's PR 50-150 is granted at once,
+#    its EX 90-95 is refused (trylock) and times out (2 s), its EX
+#    1024-1100 and node 3's EX 2048-2100 (disjoint, other segments) are
+#    granted at once;
+#  - node 2's EX 0-99 waits; node 1's holder is killed (SIGKILL): node 2
+#    is granted;
+#  - a word lock on a range lockspace is refused (-EOPNOTSUPP), so is a
+#    range lock in CW;
+#  - every node runs 2 processes for RANGE_SECS (default 8) s locking
+#    random runs of 64 cells of one name in PR and EX, checked against a
+#    per-cell owner sector on the cluster's shared disk (range_helper
+#    stress): no violation, no error, PR and EX grants in every process;
+#    the same checker run on two unrelated names over the same cells must
+#    find violations (or it could not find any).
+. ./lib.sh
+. ./fabric_lib.sh
+require_root
+need_cluster 3
+fabric_test range_lock
+RDLMCTL=$REPO/userspace/rdlmctl
+HELPER=$PWD/range_helper
+SECS=${RANGE_SECS:-8}
+DISK=${RANGE_DISK:-/dev/vda}
+LSS=${RDLM_RANGE_LS:-$(awk '$1 == "lockspace" && $2 ~ /^rg-/ { print $2 }' \
+	"$REPO/tools/cluster/cluster.conf")}
+[ -n "$LSS" ] || { echo "SKIP: no rg-* lockspace in cluster.conf"; exit $ksft_skip; }
+modprobe virtio_blk 2>/dev/null
+for ((i = 0; i < 50; i++)); do
+	[ -b "$DISK" ] && break
+	sleep 0.1
+done
+[ -b "$DISK" ] || { echo "SKIP: no shared disk $DISK"; exit $ksft_skip; }
+TMP=$(mktemp -d) || fail "mktemp"
+trap 'rc=$?; kill $(jobs -p) 2>/dev/null; wait; (exit $rc); fabric_cleanup' EXIT
+
+rdlm_loaded && rdlm_reset
+kmsg_mark
+rdlm_load
+"$CONFIGURE" up || fail "configure"
+
+# fas_sends LS: "FAS SENDS" this node posted in LS so far
+fas_sends()
+{
+	awk '/^verbs / { print $3, $11 }' "$DBG/ls/$1"
+}
+
+# rlock LS NAME RANGE [rdlmctl lock options]: lock RANGE of NAME, run
+# nothing, unlock; exit status 75 when refused or timed out
+rlock()
+{
+	local ls=$1 name=$2 range=$3
+
+	shift 3
+	"$RDLMCTL" lock -L "$ls" -E 75 -r "$range" "$@" "$name" -- true
+}
+
+# refused LS NAME RANGE [rdlmctl lock options]: the lock must be refused
+# (-n) or time out (-w)
+refused()
+{
+	local out rc
+
+	out=$(rlock "$@" 2>&1)
+	rc=$?
+	[ $rc = 75 ] || fail "$1: lock $3 $4 $5: exit $rc, expected 75: $out"
+}
+
+off=$((1 << 30))
+for ls in $LSS; do
+	FABRIC_LS=$ls
+	st "wait $ls 90"
+	barrier "range-$ls-ready"
+	name=range-$ls
+
+	if [ "$ME" = 1 ]; then
+		rlock "$ls" "verbs-$ls" 0-1023 -w 30 || fail "$ls: first lock"
+		sleep 0.5	# no verb of it still to come
+		read -r f0 s0 <<<"$(fas_sends "$ls")"
+		rlock "$ls" "verbs-$ls" 0-1023 -w 30 || fail "$ls: lock 0-1023"
+		sleep 0.5
+		read -r f1 s1 <<<"$(fas_sends "$ls")"
+		echo "$ls: lock+unlock of units 0-1023: $((f1 - f0)) FA, $((s1 - s0)) SEND"
+		case $ls in
+		*seg*) [ $((f1 - f0)) = 8 ] ||
+			fail "$ls: $((f1 - f0)) FAs, expected 8 (4 segments)" ;;
+		*) [ $((f1 - f0)) = 0 ] && [ $((s1 - s0)) -ge 2 ] ||
+			fail "$ls: $((f1 - f0)) FAs and $((s1 - s0)) SENDs" ;;
+		esac
+		expect_fail "not supported" "$RDLMCTL" lock -L "$ls" -n \
+			"$name" -- true
+		expect_fail "Invalid argument" rlock "$ls" "$name" 0-9 -m CW -n
+		"$HELPER" hold "$ls" "$name" PR 0 99 "$TMP/held" &
+		holder=$!
+		wait_file "$TMP/held"
+	fi
+	barrier "range-$ls-held"
+
+	if [ "$ME" = 2 ]; then
+		rlock "$ls" "$name" 50-150 -s -n ||
+			fail "$ls: PR 50-150 refused next to PR 0-99"
+		refused "$ls" "$name" 90-95 -n
+		refused "$ls" "$name" 90-95 -w 2
+		rlock "$ls" "$name" 1024-1100 -n ||
+			fail "$ls: EX 1024-1100 refused next to PR 0-99"
+		echo "$ls: PR overlap granted, EX overlap refused and timed out, EX apart granted"
+	elif [ "$ME" = 3 ]; then
+		rlock "$ls" "$name" 2048-2100 -n ||
+			fail "$ls: EX 2048-2100 refused next to PR 0-99"
+	fi
+	barrier "range-$ls-tried"
+
+	# a holder killed: its range goes with its descriptor
+	if [ "$ME" = 2 ]; then
+		rlock "$ls" "$name" 0-99 -w 60 &
+		waiter=$!
+		sleep 2
+		kill -0 $waiter 2>/dev/null || fail "$ls: EX 0-99 did not wait"
+		: >"$RDLM_OUT/range.$ls.waiting"
+		wait $waiter || fail "$ls: EX 0-99 not granted after the holder died"
+		echo "$ls: EX 0-99 granted once the PR holder was killed"
+	elif [ "$ME" = 1 ]; then
+		wait_file "$RDLM_OUT/range.$ls.waiting"
+		kill -9 $holder
+		wait $holder 2>/dev/null
+	fi
+	barrier "range-$ls-killed"
+
+	# the checker's own check, once: two names over the same cells do
+	# not exclude each other, and it must see that
+	if [ "$ME" = 1 ] && [ "$ls" = "${LSS%%[[:space:]]*}" ]; then
+		for i in 1 2; do
+			"$HELPER" stress "$ls" "control-$i" 5 64 64 32 "$DISK" \
+				$((off + (64 << 20))) >"$TMP/control.$i" 2>&1 &
+			pids[i]=$!
+		done
+		wait "${pids[1]}" "${pids[2]}"
+		grep -q "violations [1-9]" "$TMP"/control.* ||
+			fail "the checker saw no violation of two unrelated names: $(cat "$TMP"/control.*)"
+		echo "checker: $(grep -h "^ops" "$TMP"/control.*) (two unrelated names: violations expected)"
+	fi
+
+	pids=()
+	for i in 1 2; do
+		"$HELPER" stress "$ls" "stress-$ls" "$SECS" 64 64 16 "$DISK" \
+			"$off" >"$TMP/stress.$i" 2>&1 &
+		pids+=($!)
+	done
+	for i in 1 2; do
+		wait "${pids[$((i - 1))]}" ||
+			fail "$ls: stress $i: $(cat "$TMP/stress.$i")"
+		read -r _ ops _ pr _ ex _ <<<"$(tail -n 1 "$TMP/stress.$i")"
+		echo "$ls: node$ME stress $i: $(tail -n 1 "$TMP/stress.$i")"
+		[ "${pr:-0}" -gt 0 ] && [ "${ex:-0}" -gt 0 ] ||
+			fail "$ls: stress $i granted no PR or no EX: $(cat "$TMP/stress.$i")"
+	done
+	off=$((off + (1 << 20)))
+	barrier "range-$ls-done"
+done
+
+"$CONFIGURE" down || fail "configure down"
+rdlm_unload
+kmsg_check
+echo "ok: range locks on $(wc -w <<<"$LSS") lockspaces"
