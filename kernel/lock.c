@@ -617,7 +617,7 @@ static bool rdlm_slot_keep(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 {
 	u64 now;
 
-	if (!ls->cache_ns || ls->cache_off || ls->cache_drop ||
+	if (!ls->cache_ns || ls->cache_off ||
 	    ls->rh_active || s->lost ||
 	    s->pinned || s->upgrading || s->link_wait ||
 	    (ls->memb_epoch && !rdlm_home_member(ls, s->home)) ||
@@ -1337,16 +1337,18 @@ void rdlm_ls_cache_expire(struct rdlm_lockspace *ls, bool all)
 }
 
 /**
- * rdlm_ls_cache_shrink() - give back every kept hold: a request found no
- *	engine request free, and kept holds have theirs
+ * rdlm_ls_cache_shrink() - give back every kept hold if a request found no
+ *	engine request free (kept holds have theirs)
  * @ls: lockspace (locked)
  */
 void rdlm_ls_cache_shrink(struct rdlm_lockspace *ls)
 {
+	if (!ls->cache_shrink || ls->dead)
+		return;
 	ls->cache_shrink = false;
-	ls->cache_drop = true;
+	ls->cache_off = true;
 	rdlm_ls_cache_expire(ls, true);
-	ls->cache_drop = false;
+	ls->cache_off = false;
 }
 
 /**
@@ -1911,15 +1913,15 @@ static int __rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
 	if (!lkb || lkb->state == RDLM_LKB_DEAD)
 		goto out;
 	if (!lkb->res) {
+		/* a range lock: its callbacks change as a name's do, below */
 		ret = rdlm_range_unlock_check(lkb, flags);
 		if (ret)
 			goto out;
-		if (lksb)
+		if (lksb && !(flags & RDLM_LKF_CANCEL))
 			lkb->lksb = lksb;
 		if (ast)
 			lkb->ast = ast;
-		/* a caller waiting in rdlm_lock_wait() keeps its wake-up */
-		if (lkb->ast != rdlm_wake)
+		if (lkb->ast != rdlm_wake || !(flags & RDLM_LKF_CANCEL))
 			lkb->arg = arg;
 		rdlm_range_unlock_lkb(ls, lkb, flags);
 		goto out;

@@ -193,9 +193,9 @@ struct rdlm_lockspace {
 	u32 nr_slots;
 	u32 local_grants_max;
 	u64 cache_ns;			/* configfs cache_us; 0: no caching */
-	bool cache_off;			/* stopping: give kept holds back */
-	bool cache_shrink;		/* no engine request left: ... too */
-	bool cache_drop;		/* ... now */
+	/* keep no hold: the lockspace stops, or kept ones are given back */
+	bool cache_off;
+	bool cache_shrink;		/* no engine request left: give back */
 	u32 max_locks;
 	u32 max_locks_per_file;
 	u32 max_lvbs;

@@ -57,8 +57,7 @@ static void rdlm_ls_drain(struct rdlm_lockspace *ls)
 {
 	while (!llist_empty(&ls->cqes) && spin_trylock_bh(&ls->lock)) {
 		rdlm_ls_run_cqes(ls);
-		if (ls->cache_shrink && !ls->dead)
-			rdlm_ls_cache_shrink(ls);
+		rdlm_ls_cache_shrink(ls);
 		spin_unlock_bh(&ls->lock);
 		/* as in rdlm_ls_unlock() */
 		smp_mb();
@@ -75,8 +74,7 @@ static void rdlm_ls_drain(struct rdlm_lockspace *ls)
 void rdlm_ls_unlock(struct rdlm_lockspace *ls)
 	__releases(&ls->lock)
 {
-	if (ls->cache_shrink && !ls->dead)
-		rdlm_ls_cache_shrink(ls);
+	rdlm_ls_cache_shrink(ls);
 	spin_unlock_bh(&ls->lock);
 	/* the unlock before the list check; pairs with llist_add() */
 	smp_mb();

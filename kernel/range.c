@@ -85,8 +85,10 @@ static int rdlm_range_place(struct rdlm_lockspace *ls, struct rdlm_req *req,
  * conflict as if they overlapped. A lock is released or cancelled with
  * rdlm_unlock() (RDLM_LKF_VALBLK and _IVVALBLK are refused: ranges carry
  * no LVB) and cannot be converted. @ast runs in process context with
- * @lksb->status: 0 (granted), -EAGAIN (NOQUEUE), -ETIMEDOUT,
- * -RDLM_ECANCEL, -ENOLCK, -ENOTCONN; a granted lock whose lease expired
+ * @lksb->status: 0 (granted), -EAGAIN (NOQUEUE), -ETIMEDOUT (@timeout_ms,
+ * or a segment's lease ran out while later ones were asked for),
+ * -RDLM_ECANCEL, -EDEADLK (a segment's bakery word was reset under the
+ * request: ask again), -ENOLCK, -ENOTCONN; a granted lock whose lease expired
  * gets one more @ast with -ENOLCK and RDLM_SBF_LOST and must still be
  * unlocked; its unlock completes with -RDLM_EUNLOCK once the home has it.
  *
@@ -174,6 +176,19 @@ out_free:
 	return ret;
 }
 EXPORT_SYMBOL_GPL(rdlm_range_lock);
+
+/*
+ * What an engine's failure of a range request tells its caller: a bakery
+ * word reset under the request (-EDEADLK) or a lease that ran out while
+ * later segments were still asked for (-ETIMEDOUT) as they are; the caller
+ * may ask again.
+ */
+static int rdlm_range_errno(int err)
+{
+	if (err == -EDEADLK || err == -ETIMEDOUT)
+		return err;
+	return rdlm_engine_errno(err);
+}
 
 /*
  * A waiting request is over for its caller (cancelled, timed out, failed):
@@ -288,7 +303,7 @@ void rdlm_range_act(struct rdlm_lockspace *ls, const struct rdlm_action *act)
 		break;
 	case RDLM_ACT_FAIL:
 		if (lkb->state == RDLM_LKB_NEW)
-			rdlm_range_detach(ls, lkb, rdlm_engine_errno(act->err));
+			rdlm_range_detach(ls, lkb, rdlm_range_errno(act->err));
 		break;
 	case RDLM_ACT_NOTICE:
 		if (lkb->state != RDLM_LKB_GRANTED)

@@ -30,6 +30,13 @@
  * counter of each name must equal the sum of the increments all nodes made
  * (debugfs "stats" reports them, debugfs "counters" reads the LVBs).
  *
+ * With @range_cells, the lockspace is one of range locks (engine rangeseg
+ * or rangecomb) and each operation locks a random run of 1-16 of the
+ * @range_cells cells of a name (cell c: units [64c, 64c + 63]) with
+ * rdlm_range_lock(), in PR or EX, sometimes NOQUEUE or cancelled, holds and
+ * unlocks it; no LVB, no conversion. The check is per cell: an EX holder
+ * must see no other local holder of its cells, a PR holder no EX one.
+ *
  * Results: /sys/kernel/debug/rdlm_torture/stats ("key value" lines), a
  * pr_info line every @stat_interval seconds and a summary when the threads
  * are done. The module stays loaded until rmmod.
@@ -131,6 +138,10 @@ MODULE_PARM_DESC(timeout_ms, "Request timeout in milliseconds (0: none)");
 static bool lvb = true;
 module_param(lvb, bool, 0444);
 MODULE_PARM_DESC(lvb, "Read the value block at every grant and write it at every PW/EX release, and check it (default on)");
+
+static int range_cells;
+module_param(range_cells, int, 0444);
+MODULE_PARM_DESC(range_cells, "Range locks over this many cells of each name (0: whole-name locks)");
 
 static int stat_interval;
 module_param(stat_interval, int, 0444);
@@ -237,6 +248,8 @@ struct torture_thread {
 static struct rdlm_lockspace *torture_ls;
 static DECLARE_COMPLETION(torture_go);
 static struct torture_name *torture_names;
+/* range_cells: local holders of each name's cells, [name][cell][PR, EX] */
+static atomic_t *torture_cells;
 static struct torture_thread *torture_threads;
 static atomic_long_t torture_stats[TS_NR];
 static atomic_t torture_threads_done;
@@ -294,6 +307,8 @@ static void torture_wait(struct torture_thread *t)
 	}
 }
 
+static int torture_cancel_wait(struct torture_thread *t, u32 flags);
+
 /* Lock t->name in @mode, or convert the current lock with CONVERT. */
 static int torture_request(struct torture_thread *t, int mode, u32 flags)
 {
@@ -310,7 +325,15 @@ static int torture_request(struct torture_thread *t, int mode, u32 flags)
 			t->namelen, timeout_ms, torture_ast, t, torture_bast);
 	if (ret)
 		return ret;
-	if (cancel_pct && torture_pct(t, cancel_pct)) {
+	return torture_cancel_wait(t, flags);
+}
+
+/* A request was queued: maybe cancel it, then wait for its completion. */
+static int torture_cancel_wait(struct torture_thread *t, u32 flags)
+{
+	int ret;
+
+	if (t->async && cancel_pct && torture_pct(t, cancel_pct)) {
 		torture_count(TS_CANCEL);
 		if (prandom_u32_state(&t->rnd) & 1)
 			usleep_range(10, 500);
@@ -479,6 +502,90 @@ static void torture_sample(ktime_t busy)
 		torture_samples[i] = min_t(s64, ns, U32_MAX);
 }
 
+static atomic_t *torture_cell(int n, int c, bool ex)
+{
+	return &torture_cells[((size_t)n * range_cells + c) * 2 + ex];
+}
+
+/*
+ * Claim cells [@first, @last] of name @n among this node's holders, then
+ * check them: fully ordered increments before the reads, so of two
+ * overlapping conflicting holders at least one sees the other.
+ */
+static void torture_range_claim(struct torture_thread *t, int n, int first,
+				int last, bool ex)
+{
+	bool bad = false;
+	int c;
+
+	for (c = first; c <= last; c++)
+		atomic_inc_return(torture_cell(n, c, ex));
+	for (c = first; c <= last; c++)
+		if (atomic_read(torture_cell(n, c, true)) > ex ||
+		    (ex && atomic_read(torture_cell(n, c, false))))
+			bad = true;
+	if (bad) {
+		torture_count(TS_MUTEX_VIOLATIONS);
+		pr_err("thread %u: %.*s cells %d-%d %s: another local holder overlaps\n",
+		       t->id, t->namelen, t->name, first, last,
+		       ex ? "EX" : "PR");
+	}
+}
+
+static void torture_range_unclaim(int n, int first, int last, bool ex)
+{
+	int c;
+
+	for (c = first; c <= last; c++)
+		atomic_dec(torture_cell(n, c, ex));
+}
+
+/* One operation on a range lockspace: lock a run of cells, hold, unlock. */
+static void torture_range_op(struct torture_thread *t)
+{
+	int n = prandom_u32_state(&t->rnd) % nlocks;
+	int first = prandom_u32_state(&t->rnd) % range_cells;
+	int last = min_t(int, first + prandom_u32_state(&t->rnd) % 16,
+			 range_cells - 1);
+	bool ex = !torture_pct(t, shared_pct);
+	int mode = ex ? RDLM_LOCK_EX : RDLM_LOCK_PR, ret;
+	u32 flags = 0;
+	ktime_t t0, busy;
+
+	if (noqueue_pct && torture_pct(t, noqueue_pct))
+		flags |= RDLM_LKF_NOQUEUE;
+	/* the request is always rdlm_range_lock(); @async: cancels, release */
+	t->async = async_pct && torture_pct(t, async_pct);
+	t->namelen = scnprintf(t->name, sizeof(t->name), "%s%d", prefix, n);
+	WRITE_ONCE(t->bast, false);
+	t0 = ktime_get();
+	reinit_completion(&t->done);
+	ret = rdlm_range_lock(torture_ls, mode, &t->lksb, flags, t->name,
+			      t->namelen, (u64)first * 64,
+			      (u64)(last + 1) * 64 - 1, timeout_ms,
+			      torture_ast, t, torture_bast);
+	if (!ret)
+		ret = torture_cancel_wait(t, flags);
+	busy = ktime_sub(ktime_get(), t0);
+	if (ret) {
+		torture_failed(t, mode, flags, ret);
+		return;
+	}
+	torture_count(TS_GRANT_NL + mode);
+	torture_range_claim(t, n, first, last, ex);
+	torture_hold(t);
+	torture_range_unclaim(n, first, last, ex);
+	ret = torture_release(t, 0);
+	if (ret) {
+		torture_count(TS_ERRORS);
+		pr_err("thread %u: unlock of %.*s cells %d-%d: %d\n", t->id,
+		       t->namelen, t->name, first, last, ret);
+		return;
+	}
+	torture_count(TS_OPS);
+	torture_sample(busy);
+}
+
 /* One operation: lock, maybe convert, release. */
 static void torture_op(struct torture_thread *t)
 {
@@ -605,7 +712,10 @@ static int torture_thread_fn(void *arg)
 	for (i = 0; !kthread_should_stop(); i++) {
 		if (nops ? i >= nops : time_after(jiffies, end))
 			break;
-		torture_op(t);
+		if (range_cells)
+			torture_range_op(t);
+		else
+			torture_op(t);
 		cond_resched();
 	}
 	/* The last thread's time is the end: set before it is counted. */
@@ -765,6 +875,10 @@ static int torture_check_params(void)
 	    !torture_pct_ok("async_pct", async_pct) ||
 	    !torture_pct_ok("cancel_pct", cancel_pct))
 		return -EINVAL;
+	if (range_cells < 0 || range_cells > 1024) {
+		pr_err("range_cells must be 0-1024\n");
+		return -EINVAL;
+	}
 	if (hold_us < 0 || hold_us > 1000000 || timeout_ms < 0 ||
 	    timeout_ms > 3600000 || stat_interval < 0 ||
 	    stat_interval > 3600 || max_samples < 1 ||
@@ -787,6 +901,7 @@ static void torture_stop_threads(int started)
 static void torture_free(void)
 {
 	vfree(torture_samples);
+	kvfree(torture_cells);
 	kfree(torture_threads);
 	kfree(torture_names);
 	if (!template) {
@@ -823,6 +938,12 @@ static int __init torture_init(void)
 	torture_samples = vmalloc_array(max_samples, sizeof(*torture_samples));
 	if (!torture_names || !torture_threads || !torture_samples)
 		goto out_free;
+	if (range_cells) {
+		torture_cells = kvcalloc((size_t)nlocks * range_cells * 2,
+					 sizeof(*torture_cells), GFP_KERNEL);
+		if (!torture_cells)
+			goto out_free;
+	}
 
 	torture_start = ktime_get();
 	for (i = 0; i < nthreads; i++) {

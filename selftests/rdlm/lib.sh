@@ -127,10 +127,23 @@ long_leases()
 	local ls
 
 	for ls in "$@"; do
-		echo 0 >$CFS/lockspaces/$ls/enable &&
-			echo 60000000 >$CFS/lockspaces/$ls/lease_us &&
-			echo 1 >$CFS/lockspaces/$ls/enable || fail "$ls: lease"
+		ls_set "$ls" lease_us=60000000
 	done
+}
+
+# ls_set LS KEY=VALUE...: write configfs attributes of LS, disabled around
+# the writes (an enabled lockspace refuses most changes); it restarts
+ls_set()
+{
+	local ls=$1 kv
+
+	shift
+	echo 0 >"$CFS/lockspaces/$ls/enable" || fail "$ls: disable"
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$CFS/lockspaces/$ls/${kv%%=*}" ||
+			fail "$ls: $kv"
+	done
+	echo 1 >"$CFS/lockspaces/$ls/enable" || fail "$ls: enable"
 }
 
 # local_node ID: configure this node alone as node ID (configfs nodes/self)

@@ -36,11 +36,7 @@ rdlm_load
 # (default 1024) (the lockspace restarts)
 cache()
 {
-	echo 0 >"$CFS/lockspaces/$1/enable" &&
-		echo 60000000 >"$CFS/lockspaces/$1/lease_us" &&
-		echo "$2" >"$CFS/lockspaces/$1/cache_us" &&
-		echo "${3:-1024}" >"$CFS/lockspaces/$1/nr_reqs" &&
-		echo 1 >"$CFS/lockspaces/$1/enable" || fail "$1: cache_us $2"
+	ls_set "$1" lease_us=60000000 cache_us="$2" nr_reqs="${3:-1024}"
 }
 
 # counters LS: "VERBS KEPT HITS REVOKED" of this node in LS

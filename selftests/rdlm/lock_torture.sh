@@ -9,6 +9,10 @@
 # that went back; then every name's LVB counter must equal exactly the
 # number of EX increments all nodes made on it.
 #
+# Then range locks (range_cells=64) on every rg-* lockspace: runs of cells
+# in PR and EX, with NOQUEUE and cancel, no LVB; the same checks but the
+# counters.
+#
 # Last, the same on a lockspace the module creates itself on every node
 # (rdlm_new_lockspace() from lk-central as the template, gated until all
 # nodes have it): it is not in configfs, /dev/rdlm can join it, and a
@@ -16,7 +20,9 @@
 # -EBUSY, then forced (the program's lock is reported lost).
 #
 # TORTURE_SECS (default 4) sets how long each lockspace is tortured,
-# TORTURE_LS the lockspaces (default: every lk-*), TORTURE_ARGS more module
+# TORTURE_LS the lockspaces (default: every lk-*), TORTURE_RANGE_LS the
+# range lockspaces (default: every rg-*, none if TORTURE_LS is set),
+# TORTURE_ARGS more module
 # parameters (e.g. "convert_pct=0 cancel_pct=0" to narrow a failure down).
 . ./lib.sh
 . ./fabric_lib.sh
@@ -32,6 +38,10 @@ NAMES=4
 lockspaces=${TORTURE_LS:-$(sed -n 's/^lockspace \(lk-[^[:space:]]*\).*/\1/p' \
 	"$REPO/tools/cluster/cluster.conf")}
 [ -n "$lockspaces" ] || fail "no lk-* lockspace in cluster.conf"
+# with TORTURE_LS given, only those unless TORTURE_RANGE_LS says more
+range_lockspaces=${TORTURE_RANGE_LS-$([ -n "${TORTURE_LS:-}" ] ||
+	sed -n 's/^lockspace \(rg-[^[:space:]]*\).*/\1/p' \
+	"$REPO/tools/cluster/cluster.conf")}
 
 # on failure, unload the torture module first so that rdlm can go too
 trap 'rc=$?; rmmod rdlm_torture 2>/dev/null; (exit $rc); fabric_cleanup' EXIT
@@ -83,7 +93,8 @@ round()
 	echo "$ls: node$ME $(stat "$res" ops) ops, $(stat "$res" incs) EX increments, clean"
 	barrier "$ls-done"
 
-	if [ "$ME" = 1 ]; then
+	# range locks carry no value block
+	if [ "$ME" = 1 ] && [ -z "${RANGES:-}" ]; then
 		read -r -a counters <<<"$(cat $TD/counters)"
 		[ "${counters[0]}" = counters ] && [ ${#counters[@]} = $((NAMES + 1)) ] ||
 			fail "$ls: counters: ${counters[*]}"
@@ -107,6 +118,13 @@ for ls in $lockspaces; do
 	st "wait $ls 90"
 	barrier "$ls-ready"
 	round "$ls"
+done
+
+# range locks through the kernel API
+for ls in $range_lockspaces; do
+	st "wait $ls 90"
+	barrier "$ls-ready"
+	RANGES=1 round "$ls" range_cells=64 lvb=0 convert_pct=0
 done
 
 # the module's own lockspace: every node has it before any thread starts

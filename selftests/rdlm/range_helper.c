@@ -72,18 +72,18 @@ static int open_ls(const char *ls)
 	return fd;
 }
 
-/* every cell's sector of @buf carries @token? */
-static int all_token(const char *buf, unsigned int n, uint64_t token)
+/* the first cell of @buf whose sector does not carry @token, or -1 */
+static int other_token(const char *buf, unsigned int n, uint64_t token,
+		       uint64_t *found)
 {
-	uint64_t t;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		memcpy(&t, buf + (size_t)i * SECTOR, sizeof(t));
-		if (t != token)
-			return 0;
+		memcpy(found, buf + (size_t)i * SECTOR, sizeof(*found));
+		if (*found != token)
+			return i;
 	}
-	return 1;
+	return -1;
 }
 
 static void fill_token(char *buf, unsigned int n, uint64_t token)
@@ -141,10 +141,10 @@ static int stress(char **argv)
 		unsigned int n = 1 + random() % maxlen;
 		int mode = random() % 2 ? RDLM_LOCK_EX : RDLM_LOCK_PR;
 		off_t off = base + (off_t)first * SECTOR;
-		uint64_t token;
+		uint64_t token, seen;
 		uint32_t lkid;
 		size_t len;
-		int ret;
+		int ret, bad;
 
 		if (first + n > cells)
 			n = cells - first;
@@ -167,9 +167,13 @@ static int stress(char **argv)
 			usleep(random() % 2000);
 			if (io(dev, 0, b, len, off))
 				errors++;
-			else if (!all_token(b, n, token)) {
-				fprintf(stderr, "VIOLATION: EX cells %u+%u: another writer's token\n",
-					first, n);
+			else if ((bad = other_token(b, n, token, &seen)) >= 0) {
+				fprintf(stderr, "VIOLATION: EX cells %u+%u: cell %u has node %u pid %u seq %u's token, not node %u pid %u seq %u's\n",
+					first, n, first + bad,
+					(unsigned int)(seen >> 56),
+					(unsigned int)(seen >> 32) & 0xffffff,
+					(unsigned int)seen, (unsigned int)node,
+					(unsigned int)getpid(), seq);
 				violations++;
 			}
 			fill_token(a, n, token | 1ULL << 31);

@@ -320,9 +320,7 @@ dev_row()
 # set_cache LS US: cache_us of LS (the lockspace restarts; every node)
 set_cache()
 {
-	echo 0 >"$CFS/lockspaces/$1/enable" &&
-		echo "$2" >"$CFS/lockspaces/$1/cache_us" &&
-		echo 1 >"$CFS/lockspaces/$1/enable" || fail "$1: cache_us $2"
+	ls_set "$1" cache_us="$2"
 }
 
 # kernel_row LS ROW SHARED_PCT: lock+unlock of one name through the kernel
