@@ -8,9 +8,12 @@
  * stress repeats for SECS seconds: lock a random run of 1..MAXLEN of
  * CELLS cells of NAME (cell c is the units [c * CELL_UNITS, (c + 1) *
  * CELL_UNITS - 1]) in PR or EX, check it, unlock. The check needs no help
- * from the lock manager: every cell owns one 512-byte sector of the block
- * device DEV at OFFSET, which every node reaches uncached (the test
- * cluster's shared disk, O_DIRECT). An EX holder writes a token of its own
+ * from the lock manager: every cell owns one 4 KiB block of the block device
+ * DEV at OFFSET, which every node reaches uncached (the test cluster's
+ * shared disk, O_DIRECT). Whole blocks: the disk is a sparse file on the
+ * host, and two guests writing 512-byte pieces of one block not yet
+ * allocated there undo each other's writes (a fresh image showed that as
+ * violations on both engines). An EX holder writes a token of its own
  * into its cells' sectors, waits, reads them back (another writer's token
  * there is a violation) and writes a second token before it unlocks; a PR
  * holder reads its cells at the start and at the end of its hold (a change
@@ -37,7 +40,7 @@
 
 #include "librdlm.h"
 
-#define SECTOR	512
+#define CELL	4096
 
 static uint64_t now_ms(void)
 {
@@ -79,7 +82,7 @@ static int other_token(const char *buf, unsigned int n, uint64_t token,
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		memcpy(found, buf + (size_t)i * SECTOR, sizeof(*found));
+		memcpy(found, buf + (size_t)i * CELL, sizeof(*found));
 		if (*found != token)
 			return i;
 	}
@@ -91,7 +94,7 @@ static void fill_token(char *buf, unsigned int n, uint64_t token)
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		memcpy(buf + (size_t)i * SECTOR, &token, sizeof(token));
+		memcpy(buf + (size_t)i * CELL, &token, sizeof(token));
 }
 
 static int io(int dev, int write, void *buf, size_t len, off_t off)
@@ -131,8 +134,8 @@ static int stress(char **argv)
 		fprintf(stderr, "range_helper: %s: %s\n", argv[6], strerror(errno));
 		return 1;
 	}
-	if (posix_memalign((void **)&a, 4096, (size_t)cells * SECTOR) ||
-	    posix_memalign((void **)&b, 4096, (size_t)cells * SECTOR))
+	if (posix_memalign((void **)&a, 4096, (size_t)cells * CELL) ||
+	    posix_memalign((void **)&b, 4096, (size_t)cells * CELL))
 		return 1;
 	srandom(getpid() ^ time(NULL));
 	end = now_ms() + secs * 1000;
@@ -140,7 +143,7 @@ static int stress(char **argv)
 		unsigned int first = random() % cells;
 		unsigned int n = 1 + random() % maxlen;
 		int mode = random() % 2 ? RDLM_LOCK_EX : RDLM_LOCK_PR;
-		off_t off = base + (off_t)first * SECTOR;
+		off_t off = base + (off_t)first * CELL;
 		uint64_t token, seen;
 		uint32_t lkid;
 		size_t len;
@@ -148,7 +151,7 @@ static int stress(char **argv)
 
 		if (first + n > cells)
 			n = cells - first;
-		len = (size_t)n * SECTOR;
+		len = (size_t)n * CELL;
 		ops++;
 		ret = rdlm_range_lock(fd, mode, name, strlen(name), first * cu,
 				      (first + n) * cu - 1, 0, 30000, 0, &lkid);
