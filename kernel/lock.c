@@ -1782,6 +1782,22 @@ struct rdlm_lkb *rdlm_lkb_alloc(struct rdlm_lockspace *ls,
 	return lkb;
 }
 
+/**
+ * rdlm_ls_may_add() - may this node add a lock to the lockspace?
+ * @ls: lockspace (locked)
+ *
+ * Return: 0, -ENOLCK (it is going away) or -EAGAIN (its max_locks on this
+ * node reached).
+ */
+int rdlm_ls_may_add(struct rdlm_lockspace *ls)
+{
+	if (ls->dead)
+		return -ENOLCK;
+	if (atomic_read(&ls->nr_lkbs) >= ls->max_locks)
+		return -EAGAIN;
+	return 0;
+}
+
 static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
 		       struct rdlm_lksb *lksb, u32 flags, const void *name,
 		       unsigned int namelen, unsigned int timeout_ms,
@@ -1808,12 +1824,8 @@ static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
 		return -ENOMEM;
 
 	spin_lock_bh(&ls->lock);
-	ret = -ENOLCK;
-	if (ls->dead)
-		goto out_free;
-	/* the lockspace's max_locks on this node */
-	ret = -EAGAIN;
-	if (atomic_read(&ls->nr_lkbs) >= ls->max_locks)
+	ret = rdlm_ls_may_add(ls);
+	if (ret)
 		goto out_free;
 	ret = -ENOMEM;
 	res = rdlm_res_get(ls, name, namelen);

@@ -374,6 +374,7 @@ void rdlm_range_act(struct rdlm_lockspace *ls, const struct rdlm_action *act);
 struct rdlm_out rdlm_ls_out(struct rdlm_lockspace *ls);
 u64 rdlm_name_key(const void *name, unsigned int namelen);
 int rdlm_check_ls(struct rdlm_lockspace *ls, u32 home);
+int rdlm_ls_may_add(struct rdlm_lockspace *ls);
 int rdlm_engine_errno(int err);
 struct rdlm_lkb *rdlm_lkb_alloc(struct rdlm_lockspace *ls,
 				struct rdlm_lksb *lksb, void (*ast)(void *arg),

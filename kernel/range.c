@@ -121,12 +121,10 @@ int rdlm_range_lock(struct rdlm_lockspace *ls, int mode,
 		return -ENOMEM;
 
 	spin_lock_bh(&ls->lock);
-	ret = -ENOLCK;
-	if (ls->dead)
+	ret = rdlm_ls_may_add(ls);
+	if (ret)
 		goto out_free;
 	ret = -EAGAIN;
-	if (atomic_read(&ls->nr_lkbs) >= ls->max_locks)
-		goto out_free;
 	req = rdlm_req_alloc(&ls->eng);
 	if (!req)
 		goto out_free;
