@@ -47,7 +47,7 @@
 #define RDLM_MAX_CHUNKS		64	/* MRs per table */
 
 #define RDLM_WIRE_MAGIC		0x4d4c4452	/* "RDLM" */
-#define RDLM_WIRE_VERSION	2
+#define RDLM_WIRE_VERSION	3
 
 /* ---- wire format: little endian, every field checked on receipt ---- */
 
@@ -103,6 +103,7 @@ struct rdlm_wire_engine {
 	__le64 reqid;
 	__le64 token;
 	__le64 arg;
+	__le64 arg2;
 };
 
 struct rdlm_wire_areq {

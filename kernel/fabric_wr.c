@@ -424,6 +424,7 @@ int rdlm_conn_post(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 		msg->reqid = cpu_to_le64(v->msg.reqid);
 		msg->token = cpu_to_le64(v->msg.token);
 		msg->arg = cpu_to_le64(v->msg.arg);
+		msg->arg2 = cpu_to_le64(v->msg.arg2);
 		op->len = sizeof(*msg);
 		op->dir = DMA_TO_DEVICE;
 		op->credit = true;
@@ -700,6 +701,7 @@ static void rdlm_rx_engine(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 	rx.msg.reqid = le64_to_cpu(msg->reqid);
 	rx.msg.token = le64_to_cpu(msg->token);
 	rx.msg.arg = le64_to_cpu(msg->arg);
+	rx.msg.arg2 = le64_to_cpu(msg->arg2);
 	rdlm_fabric_ls_deliver(ls, &rx);
 }
 

@@ -1382,6 +1382,7 @@ void rdlm_ls_call_member_up(struct rdlm_lockspace *ls, u32 node)
 
 	if (ls->eng.ops->member_up)
 		ls->eng.ops->member_up(&ls->eng, node, &out);
+	rdlm_plock_member_up(ls, node);
 	/* and what waited for it as a home (rdlm_home_awaited()) */
 	hash_for_each(ls->slots, bkt, s, hash)
 		if (s->home == node)
@@ -1406,6 +1407,7 @@ void rdlm_ls_call_member_down(struct rdlm_lockspace *ls, u32 node, u32 epoch)
 
 	if (ls->eng.ops->member_down)
 		ls->eng.ops->member_down(&ls->eng, node, epoch, &out);
+	rdlm_plock_member_down(ls, node);
 	rdlm_home_lvb_node_down(ls, node);
 	rdlm_lm_home_down(ls, node);
 	rdlm_ls_pass_all(ls);
@@ -2099,6 +2101,7 @@ void rdlm_ls_fail_all(struct rdlm_lockspace *ls)
 	struct rdlm_lkb *lkb;
 	unsigned long id;
 
+	rdlm_plock_fail_all(ls);
 	xa_for_each(&ls->lkbs, id, lkb) {
 		/* an LVB write the home will not ack now */
 		if (lkb->put_wait)

@@ -269,6 +269,14 @@ struct rdlm_lockspace {
 	} rh_lost[RDLM_RH_LOST_MAX];
 	u32 nr_rh_lost;
 	struct delayed_work rh_work;	/* asks again until the thaw */
+	/* POSIX locks (plock.c) */
+	struct list_head pl_ops;	/* ours not answered, in the order sent */
+	u32 pl_next_op;
+	wait_queue_head_t pl_wq;
+	struct xarray pl_files;		/* as a home: number -> its locks */
+	struct list_head pl_waiters;	/* as a home: F_SETLKW, as they came */
+	u32 pl_ranges;			/* as a home: ranges kept */
+	u32 pl_nr_waiters;
 };
 
 /* Lock manager messages (SEND, struct rdlm_msg.type), next to the engines'. */
@@ -293,6 +301,15 @@ struct rdlm_lockspace {
 #define RDLM_LM_RH_LOST		0x10a	/* reqid map, arg the homes that left it */
 #define RDLM_LM_LVB_MOVE0	0x10b	/* old home -> new home: chunk */
 #define RDLM_LM_LVB_MOVE1	0x10c	/* the last chunk; flags: invalid */
+/*
+ * POSIX locks (plock.c): reqid the file's number, slot the requester's
+ * request id, token..arg the range, mode the type, arg2 the owner, part
+ * the pid (ANSWER: -errno; of F_GETLK: the holder, arg2 node << 32 | pid)
+ */
+#define RDLM_LM_PL_SET		0x110	/* set or unlock a range */
+#define RDLM_LM_PL_GET		0x111	/* F_GETLK */
+#define RDLM_LM_PL_CANCEL	0x112	/* the SET named by slot waits no more */
+#define RDLM_LM_PL_ANSWER	0x113	/* home -> requester */
 #define RDLM_LM_F_INVALID	0x01	/* the LVB is not valid */
 #define RDLM_LM_F_WRITER	0x02	/* GET: the grantee holds PW/EX */
 #define RDLM_LM_F_REFUSED	0x04	/* ACK: the write was not stored */
@@ -331,6 +348,13 @@ void rdlm_home_lvb_rehome(struct rdlm_lockspace *ls, u64 old_map,
 			  u64 departed);
 void rdlm_home_lvb_lost(struct rdlm_lockspace *ls, u64 map, u64 gone);
 void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
+
+void rdlm_plock_init(struct rdlm_lockspace *ls);
+void rdlm_plock_fini(struct rdlm_lockspace *ls);
+void rdlm_plock_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
+void rdlm_plock_member_up(struct rdlm_lockspace *ls, u32 node);
+void rdlm_plock_member_down(struct rdlm_lockspace *ls, u32 node);
+void rdlm_plock_fail_all(struct rdlm_lockspace *ls);
 void rdlm_lm_send_failed(struct rdlm_lockspace *ls,
 			 const struct rdlm_cqe *cqe);
 int rdlm_lvb_put(struct rdlm_lockspace *ls, struct rdlm_res *res, bool write,

@@ -296,6 +296,7 @@ static void rdlm_ls_free_work(struct work_struct *work)
 						 free_work);
 
 	rdlm_lvb_fini(ls);
+	rdlm_plock_fini(ls);
 	xa_destroy(&ls->lkbs);
 	rdlm_engine_fini(&ls->eng);
 	kvfree(ls->req_timers);
@@ -395,6 +396,7 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 	rdlm_memb_init(ls, cfg->recovery_grace_ms);
 	rdlm_rehome_init(ls);
 
+	rdlm_plock_init(ls);
 	ret = rdlm_lvb_init(ls);
 	if (ret)
 		goto out_free;
@@ -461,6 +463,7 @@ out_free:
 		destroy_workqueue(ls->wq);
 	mempool_destroy(ls->cqe_pool);
 	rdlm_lvb_fini(ls);
+	rdlm_plock_fini(ls);
 	kfree(ls);
 	return ret;
 }

@@ -879,6 +879,9 @@ void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 	if (rdlm_lm_home_recv(ls, rx))
 		return;
 	switch (m->type) {
+	case RDLM_LM_PL_SET ... RDLM_LM_PL_ANSWER:
+		rdlm_plock_recv(ls, rx);
+		break;
 	case RDLM_LM_RH_ASK:
 	case RDLM_LM_RH_DONE:
 		rdlm_rehome_recv(ls, rx);

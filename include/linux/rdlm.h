@@ -26,6 +26,10 @@
  * rdlm_range_lock() instead of rdlm_lock(): shared or exclusive locks on
  * the units [start, end] of a name (Documentation/range-locks.rst).
  *
+ * Every lockspace serves POSIX byte-range locks for a file system's
+ * ->lock(), as fs/dlm's dlm_posix_lock() does: rdlm_posix_lock(),
+ * rdlm_posix_unlock(), rdlm_posix_get().
+ *
  * Differences from fs/dlm are listed in Documentation/lock-manager.rst.
  */
 #ifndef _LINUX_RDLM_H
@@ -36,6 +40,8 @@
 #include <uapi/linux/rdlm.h>
 
 struct rdlm_lockspace;
+struct file;
+struct file_lock;
 
 /**
  * struct rdlm_lksb - status block of one lock, owned by the caller
@@ -118,6 +124,13 @@ int rdlm_range_lock(struct rdlm_lockspace *ls, int mode,
 		    unsigned int namelen, u64 start, u64 end,
 		    unsigned int timeout_ms, void (*ast)(void *arg), void *arg,
 		    void (*bast)(void *arg, int mode));
+
+int rdlm_posix_lock(struct rdlm_lockspace *ls, u64 number, struct file *file,
+		    int cmd, struct file_lock *fl);
+int rdlm_posix_unlock(struct rdlm_lockspace *ls, u64 number, struct file *file,
+		      struct file_lock *fl);
+int rdlm_posix_get(struct rdlm_lockspace *ls, u64 number, struct file *file,
+		   struct file_lock *fl);
 
 /**
  * rdlm_range_unlock() - release a range lock, or cancel its request

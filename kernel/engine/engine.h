@@ -109,6 +109,7 @@ enum rdlm_msg_type {
  * @reqid: requester's rdlm_req_id(), echoed in replies
  * @token: grant token (engine defined)
  * @arg: engine-private argument
+ * @arg2: a second one (the lock manager's POSIX locks: the owner)
  */
 struct rdlm_msg {
 	u16 type;
@@ -120,6 +121,7 @@ struct rdlm_msg {
 	u64 reqid;
 	u64 token;
 	u64 arg;
+	u64 arg2;
 };
 
 struct rdlm_req;

@@ -38,6 +38,8 @@
 #define rdlm_stat_read(s)	((u64)atomic64_read(s))
 
 #define rdlm_zalloc(size)	kvzalloc(size, GFP_KERNEL)
+/* under a spinlock (kvfree() frees this too) */
+#define rdlm_zalloc_atomic(size)	kzalloc(size, GFP_ATOMIC)
 #define rdlm_free(ptr)		kvfree(ptr)
 
 #endif /* RDLM_ENGINE_ENV_H */

@@ -17,6 +17,7 @@
  * fs/dlm's numbers in rdlm too and pass through as they are.
  * Documentation/ocfs2.rst tells what maps to what and the limits.
  */
+#include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -282,6 +283,27 @@ static int o2rdlm_this_node(struct ocfs2_cluster_connection *conn,
 	return 0;
 }
 
+/*
+ * fcntl() locks across the nodes, for OCFS2's ->lock() (ocfs2_plock()),
+ * as ocfs2_stack_user does it over fs/dlm. OCFS2 asks only when a plugin
+ * has this op; its cancel (lockd's F_CANCELLK) becomes an unlock there too.
+ */
+static int o2rdlm_plock(struct ocfs2_cluster_connection *conn, u64 ino,
+			struct file *file, int cmd, struct file_lock *fl)
+{
+	struct o2rdlm_conn *c = conn->cc_private;
+
+	if (cmd == F_CANCELLK) {
+		cmd = F_SETLK;
+		fl->fl_type = F_UNLCK;
+	}
+	if (IS_GETLK(cmd))
+		return rdlm_posix_get(c->ls, ino, file, fl);
+	if (fl->fl_type == F_UNLCK)
+		return rdlm_posix_unlock(c->ls, ino, file, fl);
+	return rdlm_posix_lock(c->ls, ino, file, cmd, fl);
+}
+
 static struct ocfs2_stack_operations o2rdlm_ops = {
 	.connect	= o2rdlm_connect,
 	.disconnect	= o2rdlm_disconnect,
@@ -291,6 +313,7 @@ static struct ocfs2_stack_operations o2rdlm_ops = {
 	.lock_status	= o2rdlm_lock_status,
 	.lvb_valid	= o2rdlm_lvb_valid,
 	.lock_lvb	= o2rdlm_lock_lvb,
+	.plock		= o2rdlm_plock,
 	.dump_lksb	= o2rdlm_dump_lksb,
 };
 

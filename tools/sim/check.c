@@ -1268,6 +1268,7 @@ static void t_engine_common(void)
 
 #include "test_dqueue.c"	/* queue engines' unit tests */
 #include "test_range.c"	/* range engines' unit tests */
+#include "test_plock.c"	/* POSIX lock table */
 
 /* ---- randomized simulations ---- */
 
@@ -1736,6 +1737,9 @@ int main(int argc, char **argv)
 		{ "rangecomb: grant, shared, conflicts, blocking, resources", t_rc_basic },
 		{ "rangecomb: FIFO among overlapping ranges, cancel", t_rc_fifo_cancel },
 		{ "rangecomb: full home (BUSY), trylock, dead requester", t_rc_busy_down },
+		{ "plock: split, merge, upgrade, downgrade, to the end", t_pl_split_merge },
+		{ "plock: a departed node's locks go", t_pl_drop_node },
+		{ "plock: random F_SETLK against a per-byte model", t_pl_random },
 	};
 	clock_t t0 = clock();
 	size_t i;

@@ -53,6 +53,7 @@ typedef u64 rdlm_stat_t;
 #define rdlm_stat_read(s)	(*(s))
 
 #define rdlm_zalloc(size)	calloc(1, size)
+#define rdlm_zalloc_atomic(size)	calloc(1, size)
 #define rdlm_free(ptr)		free(ptr)
 
 #endif /* RDLM_ENGINE_ENV_H */
