@@ -355,6 +355,7 @@ void rdlm_plock_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx);
 void rdlm_plock_member_up(struct rdlm_lockspace *ls, u32 node);
 void rdlm_plock_member_down(struct rdlm_lockspace *ls, u32 node);
 void rdlm_plock_fail_all(struct rdlm_lockspace *ls);
+void rdlm_plock_dump(struct rdlm_lockspace *ls, struct seq_file *m);
 void rdlm_lm_send_failed(struct rdlm_lockspace *ls,
 			 const struct rdlm_cqe *cqe);
 int rdlm_lvb_put(struct rdlm_lockspace *ls, struct rdlm_res *res, bool write,

@@ -736,6 +736,7 @@ static int rdlm_ls_debugfs_show(struct seq_file *m, void *unused)
 	spin_lock_bh(&ls->lock);
 	rdlm_ls_dump_engine(ls, m);
 	rdlm_ls_dump_locks(ls, m);
+	rdlm_plock_dump(ls, m);
 	rdlm_ls_unlock(ls);
 	return 0;
 }

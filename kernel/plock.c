@@ -38,6 +38,7 @@
 
 #include <linux/fs.h>
 #include <linux/sched/signal.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "lock_priv.h"
@@ -407,8 +408,15 @@ static void rdlm_pl_op_done(struct rdlm_lockspace *ls, struct rdlm_plock_op *op,
 		kfree(op);
 		return;
 	}
-	WRITE_ONCE(op->done, true);
+	/* release: the caller reads @result and @answer once it sees @done */
+	smp_store_release(&op->done, true);
 	wake_up_all(&ls->pl_wq);
+}
+
+static bool rdlm_pl_op_answered(struct rdlm_plock_op *op)
+{
+	/* pairs with rdlm_pl_op_done()'s release: @result, @answer are set */
+	return smp_load_acquire(&op->done);
 }
 
 static void rdlm_pl_answered(struct rdlm_lockspace *ls, u32 src,
@@ -524,6 +532,40 @@ void rdlm_plock_fail_all(struct rdlm_lockspace *ls)
 		rdlm_pl_op_done(ls, op, -ENOLCK, NULL);
 }
 
+/**
+ * rdlm_plock_dump() - POSIX locks in the lockspace's debugfs file
+ * @ls: lockspace (locked)
+ * @m: the file
+ *
+ * As a home: "plock FILE TYPE START-END node N pid P" per lock and
+ * "plock_wait ..." per waiting F_SETLKW, FILE the file's number in
+ * decimal (OCFS2: the inode number), N a node id. As a requester:
+ * "plock_ask FILE home N" per request not answered yet.
+ */
+void rdlm_plock_dump(struct rdlm_lockspace *ls, struct seq_file *m)
+{
+	static const char type[] = "rwu";
+	const struct rdlm_pl_range *x;
+	struct rdlm_pl_waiter *w;
+	struct rdlm_plock_op *op;
+	struct rdlm_pl_home *h;
+	unsigned long key;
+
+	xa_for_each(&ls->pl_files, key, h) {
+		for (x = h->f.head; x; x = x->next)
+			seq_printf(m, "plock %llu %c %llu-%llu node %u pid %u\n",
+				   h->key, type[x->type], x->start, x->end,
+				   ls->members[x->who.node], x->who.pid);
+		list_for_each_entry(w, &h->waiters, file_list)
+			seq_printf(m, "plock_wait %llu %c %llu-%llu node %u pid %u\n",
+				   h->key, type[w->msg.mode], w->msg.token,
+				   w->msg.arg, ls->members[w->src], w->msg.part);
+	}
+	list_for_each_entry(op, &ls->pl_ops, list)
+		seq_printf(m, "plock_ask %llu home %u\n", op->msg.reqid,
+			   ls->members[op->home]);
+}
+
 /* ---- the exported API -------------------------------------------------- */
 
 static int rdlm_pl_type(const struct file_lock *fl)
@@ -590,7 +632,8 @@ static int rdlm_pl_ask(struct rdlm_lockspace *ls, u16 type, u64 number,
 	if (!connected)
 		return 0;
 
-	if (wait && wait_event_interruptible(ls->pl_wq, READ_ONCE(op->done))) {
+	if (wait && wait_event_interruptible(ls->pl_wq,
+					     rdlm_pl_op_answered(op))) {
 		spin_lock_bh(&ls->lock);
 		if (!op->done && !op->cancel) {
 			struct rdlm_msg c = op->msg;
@@ -601,7 +644,7 @@ static int rdlm_pl_ask(struct rdlm_lockspace *ls, u16 type, u64 number,
 		}
 		rdlm_ls_unlock(ls);
 	}
-	if (wait_event_killable(ls->pl_wq, READ_ONCE(op->done))) {
+	if (wait_event_killable(ls->pl_wq, rdlm_pl_op_answered(op))) {
 		spin_lock_bh(&ls->lock);
 		if (!op->done) {
 			op->abandoned = true;	/* freed when answered */

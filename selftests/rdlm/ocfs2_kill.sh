@@ -11,6 +11,10 @@
 #    the workload at once in a shared directory and their own, read back
 #    each other's files and list the shared directories alike;
 #  - both unmount; node 1 runs fsck.ocfs2 -fn: clean.
+# And fcntl() locks: before the kill node 3 holds a write lock on each of 8
+# files and node 2 waits for each (F_SETLKW); after it, node 2 is granted
+# those whose home (rdlm_posix_lock(): a combiner per file) is a survivor,
+# and told ENOLCK for those node 3 kept.
 # Times from the kill to the membership change, to the journal replayed
 # and to the survivors' workload done are printed, not asserted (the
 # bounds only catch a hang).
@@ -46,7 +50,35 @@ barrier ocfs2-ls 120
 ocfs2_mount
 barrier ocfs2-mounted 300
 
-# 1. node 3 writes and syncs, then writes on until it is killed
+# 1. node 3 holds fcntl locks that node 2 waits for
+PH=./plock_helper
+PLK=8
+if [ "$ME" = $VICTIM ]; then
+	for ((i = 1; i <= PLK; i++)); do
+		$PH $MNT/plk.$i set:w:0:100 ready:$RDLM_OUT/plk.held.$i hold \
+			>/dev/null &
+	done
+	for ((i = 0; i < 600; i++)); do
+		[ "$(ls $RDLM_OUT | grep -c "^plk\.held\.")" = $PLK ] && break
+		sleep 0.1
+	done
+	[ "$i" -lt 600 ] || fail "node$ME: fcntl locks not taken in 60 s"
+fi
+barrier plock-held 120
+if [ "$ME" = 2 ]; then
+	PLW=
+	for ((i = 1; i <= PLK; i++)); do
+		stat -c %i $MNT/plk.$i >$RDLM_OUT/plk.ino.$i || fail "stat"
+		$PH $MNT/plk.$i setw:w:0:1 >$RDLM_OUT/plk.out.$i &
+		PLW+=" $!"
+	done
+fi
+barrier plock-waiting 120
+# which files each survivor is the home of: it keeps node 3's locks on them
+[ "$ME" != $VICTIM ] && grep "^plock " "$DBG/ls/$LS" >$RDLM_OUT/plk.home.$ME
+barrier plock-homes 120
+
+# 2. node 3 writes and syncs, then writes on until it is killed
 if [ "$ME" = $VICTIM ]; then
 	workload $MNT/shared $MNT/own$ME &
 	bounded $! 600 "node$ME: workload"
@@ -79,7 +111,7 @@ done
 T0=$(cat "$RDLM_OUT/ok.killed")
 NODES=2		# the barriers from here on
 
-# 2. the survivors: the membership, the replay, the files node 3 synced
+# 3. the survivors: the membership, the replay, the files node 3 synced
 MEMBERSHIP_WAIT_S=120 membership_wait "$LS" 1 1 2
 echo "node$ME: node$VICTIM left the membership $(ms "$T0") ms after the kill"
 for ((i = 0; i < 1800; i++)); do
@@ -98,7 +130,30 @@ bounded $! 300 "node$VICTIM's synced files"
 echo "node$ME: node$VICTIM's synced files read back $(ms "$T0") ms after the kill"
 barrier ocfs2-recovered 600
 
-# 3. both survivors at once, then each reads the other's files
+# 4. node 2's F_SETLKW: granted where a survivor kept node 3's lock, ENOLCK
+# where node 3 was the home
+if [ "$ME" = 2 ]; then
+	for p in $PLW; do
+		bounded $p 120 "F_SETLKW for node$VICTIM's fcntl lock"
+	done
+	granted=0
+	for ((i = 1; i <= PLK; i++)); do
+		ino=$(cat $RDLM_OUT/plk.ino.$i)
+		if cat $RDLM_OUT/plk.home.[12] | grep -q "^plock $ino w 0-99 node $VICTIM "; then
+			grep -qx "setw:w:0:1: ok" $RDLM_OUT/plk.out.$i ||
+				fail "file $i (home a survivor): $(tail -n 1 $RDLM_OUT/plk.out.$i)"
+			granted=$((granted + 1))
+		else
+			grep -qx "setw:w:0:1: ENOLCK" $RDLM_OUT/plk.out.$i ||
+				fail "file $i (home node$VICTIM): $(tail -n 1 $RDLM_OUT/plk.out.$i)"
+		fi
+	done
+	[ $granted -gt 0 ] || fail "no file of $PLK homed on a survivor"
+	echo "node$ME: node$VICTIM's fcntl locks: $granted of $PLK granted to the waiters here (homes that survived), the rest ENOLCK (kept by node$VICTIM)"
+fi
+barrier plock-recovered 300
+
+# 5. both survivors at once, then each reads the other's files
 workload $MNT/after $MNT/aown$ME &
 bounded $! 300 "survivors' workload"
 echo "node$ME: workload after the kill done in $(ms "$T1") ms"
