@@ -19,11 +19,12 @@
  * not wait for each other.  Counting only earlier entries makes the
  * waits-for relation acyclic: no deadlock.
  *
- * The table is a preallocated array of entries linked per resource; the
- * scans are O(entries of the resource), which is fine for the simulator.
- * The kernel version will index each resource with an interval tree
- * (<linux/interval_tree_generic.h>), as the paper's red-black tree does,
- * so that counting and decrementing visit only overlapping entries.
+ * The table is a preallocated array of entries, linked per resource in
+ * arrival order (for sweeps and lookups by token) and indexed per
+ * resource by their ranges (&struct rdlm_itree: the kernel's interval
+ * tree in the kernel, as the paper's red-black tree), so that counting,
+ * decrementing and blocking notices visit only overlapping entries. The
+ * grant token, increasing at the home, tells which of two came first.
  *
  * The grant is a SEND, as central's: it names the request and carries the
  * grant token that UNLOCK echoes, it needs no mailbox area, and a lost one
@@ -80,9 +81,8 @@ struct rc_entry {
 	u32 slot;
 	u32 blockers;	/* earlier entries overlapping it incompatibly */
 	u64 reqid;
-	u64 token;
-	u64 start;
-	u64 end;
+	u64 token;	/* also the arrival order: increasing */
+	struct rdlm_itree_node it;	/* the range: it.start, it.last */
 	u64 expire;
 	u8 mode;
 	u8 granted;
@@ -94,6 +94,7 @@ struct rc_entry {
 struct rc_res {
 	u32 head;
 	u32 tail;
+	struct rdlm_itree ranges;
 };
 
 struct rc_home {
@@ -107,6 +108,26 @@ struct rc_home {
 
 #define RC_NONE		U32_MAX
 #define RC_CK_GRANT	BIT_ULL(63)
+
+static struct rc_entry *rc_entry_of(struct rdlm_itree_node *n)
+{
+	return n ? (struct rc_entry *)((char *)n - offsetof(struct rc_entry, it))
+		 : NULL;
+}
+
+/* The entries of @r overlapping the range of @e (@e too, if indexed). */
+static struct rc_entry *rc_overlap_first(struct rc_res *r,
+					 const struct rc_entry *e)
+{
+	return rc_entry_of(rdlm_itree_first(&r->ranges, e->it.start,
+					    e->it.last));
+}
+
+static struct rc_entry *rc_overlap_next(struct rc_entry *o,
+					const struct rc_entry *e)
+{
+	return rc_entry_of(rdlm_itree_next(&o->it, e->it.start, e->it.last));
+}
 
 static struct rc_req *rc(struct rdlm_req *req)
 {
@@ -135,6 +156,7 @@ static int rc_init(struct rdlm_engine *eng)
 	for (i = 0; i < eng->p.nr_slots; i++) {
 		h->res[i].head = RC_NONE;
 		h->res[i].tail = RC_NONE;
+		rdlm_itree_init(&h->res[i].ranges);
 	}
 	for (i = 0; i < n; i++)
 		h->ents[i].next = i + 1 < n ? i + 1 : RC_NONE;
@@ -270,10 +292,9 @@ static int rc_unlock(struct rdlm_engine *eng, struct rdlm_req *req,
 
 /* ---- home side: the combiner ---- */
 
-static bool rc_conflict(const struct rc_entry *a, const struct rc_entry *b)
+/* for entries found overlapping: do their modes conflict? */
+static bool rc_modes_conflict(const struct rc_entry *a, const struct rc_entry *b)
 {
-	if (a->end < b->start || b->end < a->start)
-		return false;
 	return a->mode == RDLM_MODE_EX || b->mode == RDLM_MODE_EX;
 }
 
@@ -341,12 +362,14 @@ static void rc_remove(struct rdlm_engine *eng, struct rc_home *h, u32 idx,
 		h->ents[prev].next = x->next;
 	if (r->tail == idx)
 		r->tail = prev;
-	for (i = x->next; i != RC_NONE; i = y->next) {
-		y = &h->ents[i];
-		if (!rc_conflict(x, y) || !y->blockers)
+	rdlm_itree_remove(&r->ranges, &x->it);
+	/* the later entries it blocked */
+	for (y = rc_overlap_first(r, x); y; y = rc_overlap_next(y, x)) {
+		if (y->token < x->token || !rc_modes_conflict(x, y) ||
+		    !y->blockers)
 			continue;
 		if (!--y->blockers && !y->granted)
-			rc_grant(eng, h, i, out);
+			rc_grant(eng, h, y - h->ents, out);
 	}
 	memset(x, 0, sizeof(*x));
 	x->next = h->free;
@@ -359,7 +382,7 @@ static void rc_home_lock(struct rdlm_engine *eng, struct rc_home *h,
 	const struct rdlm_msg *m = &rx->msg;
 	struct rc_res *r = &h->res[m->slot];
 	struct rc_entry *e, *o;
-	u32 idx, i;
+	u32 idx;
 
 	if (h->free == RC_NONE || m->token > m->arg ||
 	    (m->mode != RDLM_MODE_SH && m->mode != RDLM_MODE_EX)) {
@@ -378,13 +401,14 @@ static void rc_home_lock(struct rdlm_engine *eng, struct rc_home *h,
 	e->slot = m->slot;
 	e->reqid = m->reqid;
 	e->mode = m->mode;
-	e->start = m->token;
-	e->end = m->arg;
+	e->it.start = m->token;
+	e->it.last = m->arg;
 	e->token = ++h->token;
 	/* CountBlockingRanges: every entry before it, held or waiting */
-	for (i = r->head; i != RC_NONE; i = h->ents[i].next)
-		if (rc_conflict(&h->ents[i], e))
+	for (o = rc_overlap_first(r, e); o; o = rc_overlap_next(o, e))
+		if (rc_modes_conflict(o, e))
 			e->blockers++;
+	rdlm_itree_insert(&r->ranges, &e->it);
 	if (r->tail == RC_NONE)
 		r->head = idx;
 	else
@@ -402,9 +426,9 @@ static void rc_home_lock(struct rdlm_engine *eng, struct rc_home *h,
 		return;
 	}
 	/* tell the holders in its way, once per grant, that someone waits */
-	for (i = r->head; i != idx; i = o->next) {
-		o = &h->ents[i];
-		if (!o->granted || o->notified || !rc_conflict(o, e))
+	for (o = rc_overlap_first(r, e); o; o = rc_overlap_next(o, e)) {
+		if (o == e || !o->granted || o->notified ||
+		    !rc_modes_conflict(o, e))
 			continue;
 		o->notified = 1;
 		rc_send(eng, out, NULL, o->src, RDLM_MSG_BLOCKING, m->slot,

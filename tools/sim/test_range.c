@@ -624,6 +624,26 @@ static void t_rc_busy_down(void)
 	x_pump();
 	x_fini();
 
+	/*
+	 * A refused trylock behind a waiter unblocks nobody: only entries
+	 * after the one removed counted it (an earlier waiter let in here
+	 * would hold with the holder).
+	 */
+	x_setup(&rdlm_rangecomb_ops, 0, 0);
+	a = x_lock(0, 1, 0, RDLM_MODE_EX, 0, 10, 0);
+	b = x_lock(2, 1, 0, RDLM_MODE_EX, 5, 15, 0);
+	x_pump();
+	c = x_lock(0, 1, 0, RDLM_MODE_EX, 0, 20, RDLM_RF_NOQUEUE);
+	x_pump();
+	CHECK(R(0, a)->granted && !R(2, b)->granted &&
+	      R(0, c)->err == -EAGAIN);
+	x_unlock(0, a);
+	x_pump();
+	CHECK(R(2, b)->granted);
+	x_unlock(2, b);
+	x_pump();
+	x_fini();
+
 	/* node 0 dies: its waiter goes at once, its holder with its lease */
 	x_setup(&rdlm_rangecomb_ops, 0, 0);
 	a = x_lock(2, 1, 0, RDLM_MODE_EX, 0, 100, 0);	/* held by 2 */

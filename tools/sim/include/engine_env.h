@@ -56,4 +56,64 @@ typedef u64 rdlm_stat_t;
 #define rdlm_zalloc_atomic(size)	calloc(1, size)
 #define rdlm_free(ptr)		free(ptr)
 
+/*
+ * The interval index (kernel: the kernel's interval tree): a list here.
+ * Same interface and guarantees; iteration order is unspecified.
+ */
+struct rdlm_itree_node {
+	struct rdlm_itree_node *next;
+	u64 start;
+	u64 last;
+};
+
+struct rdlm_itree {
+	struct rdlm_itree_node *head;
+};
+
+static inline void rdlm_itree_init(struct rdlm_itree *t)
+{
+	t->head = NULL;
+}
+
+static inline void rdlm_itree_insert(struct rdlm_itree *t,
+				     struct rdlm_itree_node *n)
+{
+	n->next = t->head;
+	t->head = n;
+}
+
+static inline void rdlm_itree_remove(struct rdlm_itree *t,
+				     struct rdlm_itree_node *n)
+{
+	struct rdlm_itree_node **pp;
+
+	for (pp = &t->head; *pp; pp = &(*pp)->next)
+		if (*pp == n) {
+			*pp = n->next;
+			return;
+		}
+	assert(!"rdlm_itree_remove: not in the index");
+}
+
+static inline struct rdlm_itree_node *
+rdlm_itree_from(struct rdlm_itree_node *n, u64 start, u64 last)
+{
+	for (; n; n = n->next)
+		if (n->start <= last && start <= n->last)
+			return n;
+	return NULL;
+}
+
+static inline struct rdlm_itree_node *
+rdlm_itree_first(struct rdlm_itree *t, u64 start, u64 last)
+{
+	return rdlm_itree_from(t->head, start, last);
+}
+
+static inline struct rdlm_itree_node *
+rdlm_itree_next(struct rdlm_itree_node *n, u64 start, u64 last)
+{
+	return rdlm_itree_from(n->next, start, last);
+}
+
 #endif /* RDLM_ENGINE_ENV_H */
