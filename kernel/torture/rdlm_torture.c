@@ -37,6 +37,11 @@
  * unlocks it; no LVB, no conversion. The check is per cell: an EX holder
  * must see no other local holder of its cells, a PR holder no EX one.
  *
+ * With @plock_files, debugfs files plock0, plock1, ... take fcntl() locks
+ * through rdlm_posix_lock(), as a cluster file system's ->lock() does (file
+ * i is the same on every node), for tests of POSIX locks without one
+ * (selftests/rdlm/plock.sh); @nthreads may then be 0.
+ *
  * Results: /sys/kernel/debug/rdlm_torture/stats ("key value" lines), a
  * pr_info line every @stat_interval seconds and a summary when the threads
  * are done. The module stays loaded until rmmod.
@@ -47,6 +52,7 @@
 #include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/fs.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -142,6 +148,10 @@ MODULE_PARM_DESC(lvb, "Read the value block at every grant and write it at every
 static int range_cells;
 module_param(range_cells, int, 0444);
 MODULE_PARM_DESC(range_cells, "Range locks over this many cells of each name (0: whole-name locks)");
+
+static int plock_files;
+module_param(plock_files, int, 0444);
+MODULE_PARM_DESC(plock_files, "Debugfs files plock0.. whose fcntl() locks go through rdlm_posix_lock() (0-64)");
 
 static int stat_interval;
 module_param(stat_interval, int, 0444);
@@ -856,8 +866,13 @@ static int torture_check_params(void)
 		       RDLM_NAME_MAX - 5);
 		return -EINVAL;
 	}
-	if (nthreads < 1 || nthreads > 64 || nlocks < 1 || nlocks > 4096) {
-		pr_err("nthreads must be 1-64 and nlocks 1-4096\n");
+	if (plock_files < 0 || plock_files > 64) {
+		pr_err("plock_files must be 0-64\n");
+		return -EINVAL;
+	}
+	if (nthreads < !plock_files || nthreads > 64 || nlocks < 1 ||
+	    nlocks > 4096) {
+		pr_err("nthreads must be 1-64 (0 with plock_files) and nlocks 1-4096\n");
 		return -EINVAL;
 	}
 	if (nops < 0 || duration_s < 0 || (!nops && !duration_s)) {
@@ -888,6 +903,34 @@ static int torture_check_params(void)
 	}
 	return 0;
 }
+
+/* plock<i>'s file number, the same on every node: "rtpl" and i */
+#define TORTURE_PLOCK_NUMBER(i)	(0x7274706cULL << 32 | (i))
+
+/* fcntl() on debugfs plock<i>: what OCFS2's ->lock() does over rdlm */
+static int torture_plock(struct file *file, int cmd, struct file_lock *fl)
+{
+	u64 number = TORTURE_PLOCK_NUMBER((uintptr_t)file->private_data);
+
+	if (!(fl->fl_flags & FL_POSIX))
+		return -ENOLCK;
+	if (cmd == F_CANCELLK) {
+		cmd = F_SETLK;
+		fl->fl_type = F_UNLCK;
+	}
+	if (IS_GETLK(cmd))
+		return rdlm_posix_get(torture_ls, number, file, fl);
+	if (fl->fl_type == F_UNLCK)
+		return rdlm_posix_unlock(torture_ls, number, file, fl);
+	return rdlm_posix_lock(torture_ls, number, file, cmd, fl);
+}
+
+static const struct file_operations torture_plock_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.lock = torture_plock,
+	.llseek = no_llseek,
+};
 
 static void torture_stop_threads(int started)
 {
@@ -967,6 +1010,15 @@ static int __init torture_init(void)
 	debugfs_create_file("counters", 0400, torture_dir, NULL,
 			    &torture_counters_fops);
 	debugfs_create_file("go", 0200, torture_dir, NULL, &torture_go_fops);
+	for (i = 0; i < plock_files; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "plock%d", i);
+		/* unsafe: opened, it keeps its fops (->lock) and the module */
+		debugfs_create_file_unsafe(name, 0600, torture_dir,
+					   (void *)(uintptr_t)i,
+					   &torture_plock_fops);
+	}
 	INIT_DELAYED_WORK(&torture_stat_work, torture_stat_fn);
 	if (stat_interval)
 		schedule_delayed_work(&torture_stat_work, stat_interval * HZ);

@@ -85,16 +85,35 @@ expect_fail()
 	esac
 }
 
-# wait_file FILE: wait (60 s at most) for FILE to exist, else fail
+# wait_file FILE [SECS [WHAT]]: wait (60 s by default) for FILE to exist,
+# else fail (saying WHAT did not come)
 wait_file()
 {
-	local i
+	local i secs=${2:-60}
 
-	for ((i = 0; i < 600; i++)); do
+	for ((i = 0; i < secs * 10; i++)); do
 		[ -e "$1" ] && return 0
 		sleep 0.1
 	done
-	fail "$1 did not appear in 60 s"
+	fail "${3:-$1} did not appear in $secs s"
+}
+
+# want_lines FILE LINE...: FILE has every LINE, whole, else fail
+want_lines()
+{
+	local f=$1 l
+
+	shift
+	for l in "$@"; do
+		grep -qxF -- "$l" "$f" ||
+			{ cat "$f"; fail "no \"$l\" in $(basename "$f")"; }
+	done
+}
+
+# helper_pid FILE: the pid a helper printed first ("pid N") into FILE
+helper_pid()
+{
+	sed -n 's/^pid //p' "$1"
 }
 
 # nothing_left WHAT [LS]: no open file, lock or event of the device, and

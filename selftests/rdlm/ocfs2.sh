@@ -127,33 +127,6 @@ echo "node$ME: $(cat /sys/kernel/debug/rdlm/lockspaces 2>/dev/null | grep "$LS" 
 PL=$MNT/plock
 PH=./plock_helper
 F=$RDLM_OUT/plock
-# want FILE LINE...: FILE has every LINE
-want()
-{
-	local f=$1 l
-
-	shift
-	for l in "$@"; do
-		grep -qxF -- "$l" "$f" ||
-			{ cat "$f"; fail "fcntl locks: no \"$l\" in $(basename "$f")"; }
-	done
-}
-# pid_of FILE: the helper's pid (its first line)
-pid_of()
-{
-	sed -n 's/^pid //p' "$1"
-}
-# until_file PATH SECS WHAT
-until_file()
-{
-	local i
-
-	for ((i = 0; i < $2 * 10; i++)); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	fail "fcntl locks: $3 not in $2 s"
-}
 rm -f $F.*
 barrier plock-start 120
 if [ "$ME" = 1 ]; then
@@ -163,25 +136,25 @@ if [ "$ME" = 1 ]; then
 		set:u:40:20 set:r:0:10 ready:$F.split wait:$F.probed2 \
 		hold >$F.out1 &
 	H1=$!
-	until_file $F.held 60 "node1's locks"
+	wait_file $F.held 60 "node1's locks"
 fi
 barrier plock-held 120
 if [ "$ME" = 2 ]; then
-	P1=$(pid_of $F.out1)
+	P1=$(helper_pid $F.out1)
 	$PH $PL get:w:50:10 set:w:50:10 set:r:50:10 set:r:250:10 \
 		set:w:250:10 set:w:100:100 get:w:300:0 >$F.out2 ||
 		fail "plock_helper"
-	want $F.out2 "get:w:50:10: w 0 100 pid -$P1" "set:w:50:10: EAGAIN" \
+	want_lines $F.out2 "get:w:50:10: w 0 100 pid -$P1" "set:w:50:10: EAGAIN" \
 		"set:r:50:10: EAGAIN" "set:r:250:10: ok" \
 		"set:w:250:10: EAGAIN" "set:w:100:100: ok" \
 		"get:w:300:0: unlocked"
 	echo "node2: node1's write lock refused here and reported with its pid; shared read locks shared; an upgrade over node1's read lock refused"
 	: >$F.probed
-	until_file $F.split 60 "node1's unlock of 40-59"
+	wait_file $F.split 60 "node1's unlock of 40-59"
 	# node1 now holds r 0-9, w 10-39, w 60-99, r 200-299
 	$PH $PL get:w:45:10 set:w:45:10 set:w:30:5 get:w:0:5 get:r:0:5 \
 		get:w:12:1 get:w:60:1 >$F.out2b || fail "plock_helper"
-	want $F.out2b "get:w:45:10: unlocked" "set:w:45:10: ok" \
+	want_lines $F.out2b "get:w:45:10: unlocked" "set:w:45:10: ok" \
 		"set:w:30:5: EAGAIN" "get:w:0:5: r 0 10 pid -$P1" \
 		"get:r:0:5: unlocked" "get:w:12:1: w 10 30 pid -$P1" \
 		"get:w:60:1: w 60 40 pid -$P1"
@@ -192,11 +165,11 @@ if [ "$ME" = 2 ]; then
 	sleep 1
 	: >$F.probed2
 	bounded $W2 120 "F_SETLKW after the holder's death"
-	want $F.out2c "setw:w:0:1: ok"
+	want_lines $F.out2c "setw:w:0:1: ok"
 	echo "node2: a F_SETLKW waiting for a killed process's lock was granted"
 fi
 if [ "$ME" = 1 ]; then
-	until_file $F.probed2 120 "node2's waiter"
+	wait_file $F.probed2 120 "node2's waiter"
 	sleep 1
 	kill -9 $H1
 	wait $H1 2>/dev/null
@@ -226,30 +199,30 @@ fi
 if [ "$ME" = 1 ]; then
 	$PH $PL set:w:0:10 ready:$F.i1 hold >$F.iout1 &
 	H1=$!
-	until_file $F.i1 60 "node1's lock"
+	wait_file $F.i1 60 "node1's lock"
 fi
 barrier plock-int 120
 if [ "$ME" = 2 ]; then
 	$PH $PL set:r:500:10 alarm:2 setw:w:5:1 ready:$F.i2 hold >$F.iout2 &
 	H2=$!
-	until_file $F.i2 60 "node2's interrupted F_SETLKW"
-	want $F.iout2 "set:r:500:10: ok" "setw:w:5:1: EINTR"
-	P2=$(pid_of $F.iout2)
+	wait_file $F.i2 60 "node2's interrupted F_SETLKW"
+	want_lines $F.iout2 "set:r:500:10: ok" "setw:w:5:1: EINTR"
+	P2=$(helper_pid $F.iout2)
 	$PH $PL get:w:500:1 >$F.iout2b || fail "plock_helper"
 	# the same node, another process: the pid is positive
-	want $F.iout2b "get:w:500:1: r 500 10 pid $P2"
+	want_lines $F.iout2b "get:w:500:1: r 500 10 pid $P2"
 	: >$F.i3
 	kill $H2
 	wait $H2
 	echo "node2: an interrupted F_SETLKW (EINTR) kept the process's read lock"
 fi
 if [ "$ME" = 1 ]; then
-	until_file $F.i3 120 "node2's check"
+	wait_file $F.i3 120 "node2's check"
 	# node2's cancelled waiter is not granted when node1's lock goes
 	kill $H1
 	wait $H1
 	$PH $PL get:w:500:1 set:w:5:1 >$F.iout1b || fail "plock_helper"
-	want $F.iout1b "get:w:500:1: unlocked" "set:w:5:1: ok"
+	want_lines $F.iout1b "get:w:500:1: unlocked" "set:w:5:1: ok"
 	echo "node1: the interrupted F_SETLKW left nothing at the home"
 fi
 barrier plock-intdone 300
