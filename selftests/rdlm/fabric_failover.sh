@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Connection loss, device removal and a peer restart under load.
 #
-# 1. node2 takes eth0 down for 12 s, node3 deletes and re-adds rxe0, while
+# 1. node2's link goes down for 12 s, node3 deletes and re-adds rxe0, while
 #    node1 keeps posting FAs (which may fail). Every node reconnects with
 #    backoff, the tables are exchanged again and the fabric self-test passes
 #    again with exact values: FA, READ, CAS, WRITE_WITH_IMM and SEND.
@@ -37,7 +37,7 @@ case $ME in
 	done ;;
 2)	# longer than a heartbeat plus 7 ACK timeouts (~8 s): the peers
 	# must notice the silence, not only node2 its own send errors
-	ip link set eth0 down; sleep 12; ip link set eth0 up
+	link_flap 12
 	if ! echo "wait fab-nic 30" >$ST 2>/dev/null; then
 		# rxe (6.1) moves QP1 into the error state for good when one
 		# of its sends fails while the link is down (rxe_requester()):

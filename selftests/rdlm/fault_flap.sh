@@ -3,7 +3,7 @@
 # A link flap during a lock workload, on every lk-* lockspace at once.
 #
 # Every node runs an EX + LVB counter loop (fault_helper count, 5 s lock
-# timeout) in every lockspace while node 2 takes eth0 down for 10 s, then,
+# timeout) in every lockspace while node 2's link goes down for 10 s, then,
 # with fresh names, for 60 s. Afterwards:
 #  - every lock call returned within its timeout (plus scheduling slack),
 #    and no unlock blocked longer than the detection bound allows;

@@ -265,13 +265,35 @@ boot_node()
 	fail "boot_node $1: request not taken in 30 s"
 }
 
-# link_flap SECONDS: take this node's eth0 (and so rxe0's port) down for
-# SECONDS, then up again.
+# link_carrier down|up: pull this node's cable or plug it back (the test
+# cluster's QEMU drops or restores its NIC's carrier); returns once eth0
+# sees it, and with it rxe0's port
+link_carrier()
+{
+	local want=1 i
+
+	[ "$1" = down ] && want=0
+	cluster_hooks
+	echo "$1" >"$RDLM_OUT/link.node$RDLM_NODE_ID.tmp" &&
+		mv "$RDLM_OUT/link.node$RDLM_NODE_ID.tmp" \
+			"$RDLM_OUT/link.node$RDLM_NODE_ID" ||
+		fail "link_carrier $1"
+	for ((i = 0; i < 300; i++)); do
+		[ "$(cat /sys/class/net/eth0/carrier 2>/dev/null)" = $want ] &&
+			return 0
+		sleep 0.1
+	done
+	fail "link_carrier $1: eth0's carrier did not follow in 30 s"
+}
+
+# link_flap SECONDS: this node's link goes down for SECONDS, then up again,
+# as when a cable is pulled: frames sent either way meanwhile are lost; eth0
+# stays configured.
 link_flap()
 {
-	ip link set eth0 down || fail "link_flap: eth0 down"
+	link_carrier down
 	sleep "$1"
-	ip link set eth0 up || fail "link_flap: eth0 up"
+	link_carrier up
 }
 
 # Cluster membership from corosync: membership_start runs corosync and
