@@ -45,10 +45,12 @@ fabric_cleanup()
 }
 
 # barrier NAME [SECS]: wait until every node reached NAME (files in the
-# cluster's shared output directory); fail at once if a node failed
+# cluster's shared output directory); fail at once if a node failed. NAME
+# is the test's own (fabric_test): a later test of the same boot that says
+# the same NAME does not find the earlier test's files there.
 barrier()
 {
-	local name=$1 secs=${2:-120} i n
+	local name=${FABRIC_TEST:-none}.$1 secs=${2:-120} i n
 
 	touch "$RDLM_OUT/barrier.$name.$ME"
 	for ((i = 0; i < secs * 10; i++)); do
