@@ -786,3 +786,33 @@ int rdlm_posix_get(struct rdlm_lockspace *ls, u64 number, struct file *file,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(rdlm_posix_get);
+
+/**
+ * rdlm_posix_fcntl() - a file system's ->lock(), all of it
+ * @ls: lockspace
+ * @number: the file, the same on every node (e.g. its inode number)
+ * @file: the open file
+ * @cmd: F_GETLK, F_SETLK, F_SETLKW or F_CANCELLK (and their 64-bit forms)
+ * @fl: the lock, as the VFS passes it
+ *
+ * Sends each command where it belongs, as OCFS2's user stack does for
+ * fs/dlm: F_GETLK to rdlm_posix_get(), F_UNLCK (and F_CANCELLK, taken as
+ * an unlock) to rdlm_posix_unlock(), the rest to rdlm_posix_lock().
+ *
+ * Context: process context, sleeps.
+ * Return: as the function it calls.
+ */
+int rdlm_posix_fcntl(struct rdlm_lockspace *ls, u64 number, struct file *file,
+		     int cmd, struct file_lock *fl)
+{
+	if (cmd == F_CANCELLK) {
+		cmd = F_SETLK;
+		fl->fl_type = F_UNLCK;
+	}
+	if (IS_GETLK(cmd))
+		return rdlm_posix_get(ls, number, file, fl);
+	if (fl->fl_type == F_UNLCK)
+		return rdlm_posix_unlock(ls, number, file, fl);
+	return rdlm_posix_lock(ls, number, file, cmd, fl);
+}
+EXPORT_SYMBOL_GPL(rdlm_posix_fcntl);

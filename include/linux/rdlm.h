@@ -28,7 +28,8 @@
  *
  * Every lockspace serves POSIX byte-range locks for a file system's
  * ->lock(), as fs/dlm's dlm_posix_lock() does: rdlm_posix_lock(),
- * rdlm_posix_unlock(), rdlm_posix_get().
+ * rdlm_posix_unlock(), rdlm_posix_get(), or rdlm_posix_fcntl() for all
+ * of ->lock() at once.
  *
  * Differences from fs/dlm are listed in Documentation/lock-manager.rst.
  */
@@ -131,6 +132,8 @@ int rdlm_posix_unlock(struct rdlm_lockspace *ls, u64 number, struct file *file,
 		      struct file_lock *fl);
 int rdlm_posix_get(struct rdlm_lockspace *ls, u64 number, struct file *file,
 		   struct file_lock *fl);
+int rdlm_posix_fcntl(struct rdlm_lockspace *ls, u64 number, struct file *file,
+		     int cmd, struct file_lock *fl);
 
 /**
  * rdlm_range_unlock() - release a range lock, or cancel its request

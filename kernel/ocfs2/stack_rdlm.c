@@ -293,15 +293,7 @@ static int o2rdlm_plock(struct ocfs2_cluster_connection *conn, u64 ino,
 {
 	struct o2rdlm_conn *c = conn->cc_private;
 
-	if (cmd == F_CANCELLK) {
-		cmd = F_SETLK;
-		fl->fl_type = F_UNLCK;
-	}
-	if (IS_GETLK(cmd))
-		return rdlm_posix_get(c->ls, ino, file, fl);
-	if (fl->fl_type == F_UNLCK)
-		return rdlm_posix_unlock(c->ls, ino, file, fl);
-	return rdlm_posix_lock(c->ls, ino, file, cmd, fl);
+	return rdlm_posix_fcntl(c->ls, ino, file, cmd, fl);
 }
 
 static struct ocfs2_stack_operations o2rdlm_ops = {

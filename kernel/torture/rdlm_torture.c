@@ -914,15 +914,7 @@ static int torture_plock(struct file *file, int cmd, struct file_lock *fl)
 
 	if (!(fl->fl_flags & FL_POSIX))
 		return -ENOLCK;
-	if (cmd == F_CANCELLK) {
-		cmd = F_SETLK;
-		fl->fl_type = F_UNLCK;
-	}
-	if (IS_GETLK(cmd))
-		return rdlm_posix_get(torture_ls, number, file, fl);
-	if (fl->fl_type == F_UNLCK)
-		return rdlm_posix_unlock(torture_ls, number, file, fl);
-	return rdlm_posix_lock(torture_ls, number, file, cmd, fl);
+	return rdlm_posix_fcntl(torture_ls, number, file, cmd, fl);
 }
 
 static const struct file_operations torture_plock_fops = {
