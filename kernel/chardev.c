@@ -11,7 +11,10 @@
  *
  * Every request goes to the lock manager through rdlm_lock() and
  * rdlm_unlock(); its completion comes back as rdlm_dev_ast() in the
- * lockspace's work queue. A lock has at most one request in flight, and its
+ * lockspace's work queue. A blocking request uses rdlm_lock_inline() and
+ * rdlm_unlock_inline(): a completion that comes before the call returns
+ * (a kept hold, a CPU-atomic word at home) runs in the caller's context,
+ * which then need not sleep. A lock has at most one request in flight, and its
  * state (RDLM_LKS_*) tells which one: the ast learns from it what completed.
  * The completion then goes to one of three places:
  *
@@ -535,7 +538,10 @@ static int rdlm_ulock_start_unlock(struct rdlm_file *rf, struct rdlm_ulock *ul,
 	kref_get(&ul->ref);
 	spin_unlock(&rf->lock);
 
-	ret = rdlm_unlock(rf->ls, ul->lksb.lkid, flags, NULL, ul);
+	if (sync)
+		ret = rdlm_unlock_inline(rf->ls, ul->lksb.lkid, flags, ul);
+	else
+		ret = rdlm_unlock(rf->ls, ul->lksb.lkid, flags, NULL, ul);
 	if (!ret) {
 		if (cev)
 			*cev = NULL;
@@ -809,6 +815,11 @@ static int rdlm_dev_new_lock(struct rdlm_file *rf, struct rdlm_lock_req *req,
 				      req->name, req->namelen, req->start,
 				      req->end, req->timeout_ms, rdlm_dev_ast,
 				      ul, rdlm_dev_bast);
+	else if (sync)
+		ret = rdlm_lock_inline(rf->ls, req->mode, &ul->lksb, kflags,
+				       req->name, req->namelen,
+				       req->timeout_ms, rdlm_dev_ast, ul,
+				       rdlm_dev_bast);
 	else
 		ret = rdlm_lock(rf->ls, req->mode, &ul->lksb, kflags,
 				req->name, req->namelen, req->timeout_ms,
@@ -864,8 +875,14 @@ static int rdlm_dev_convert(struct rdlm_file *rf, struct rdlm_lock_req *req,
 	kref_get(&ul->ref);			/* the request's */
 	spin_unlock(&rf->lock);
 
-	ret = rdlm_lock(rf->ls, req->mode, &ul->lksb, kflags, NULL, 0,
-			req->timeout_ms, rdlm_dev_ast, ul, rdlm_dev_bast);
+	if (sync)
+		ret = rdlm_lock_inline(rf->ls, req->mode, &ul->lksb, kflags,
+				       NULL, 0, req->timeout_ms, rdlm_dev_ast,
+				       ul, rdlm_dev_bast);
+	else
+		ret = rdlm_lock(rf->ls, req->mode, &ul->lksb, kflags, NULL, 0,
+				req->timeout_ms, rdlm_dev_ast, ul,
+				rdlm_dev_bast);
 	if (ret) {
 		spin_lock(&rf->lock);
 		ul->state = RDLM_LKS_GRANTED;

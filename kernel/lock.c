@@ -115,7 +115,7 @@ static void rdlm_queue_cb(struct rdlm_lkb *lkb, u8 flag)
 {
 	struct rdlm_lockspace *ls = lkb->ls;
 
-	if (!lkb->cb_flags) {
+	if (!lkb->cb_flags && !lkb->cb_caller) {
 		list_add_tail(&lkb->cb_entry, &ls->cb_list);
 		queue_work(ls->wq, &ls->cb_work);
 	}
@@ -148,7 +148,8 @@ void rdlm_queue_ast(struct rdlm_lkb *lkb, int status, u32 sbflags,
 			(RDLM_MAX_ASTS - 1 - i) * sizeof(lkb->asts[0]));
 		lkb->nr_asts--;
 	}
-	if (lkb->ast == rdlm_wake && !lkb->nr_asts && lkb->ls->cb_cur != lkb) {
+	if (lkb->ast == rdlm_wake && !lkb->nr_asts && lkb->ls->cb_cur != lkb &&
+	    !lkb->cb_caller) {
 		/* a waiter on the stack: woken once, from here, then gone */
 		rdlm_wake_now(lkb, status, sbflags, lvb);
 		lkb->ast = NULL;
@@ -216,6 +217,54 @@ static void rdlm_lkb_free(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
 		wake_up(&ls->wait);
 }
 
+/* A lock's pending callbacks, taken off it to run outside ls->lock. */
+struct rdlm_cbs {
+	typeof_member(struct rdlm_lkb, asts) asts;
+	void (*bast)(void *arg, int mode);
+	void *bast_arg;
+	int bmode;
+	u8 flags;
+	u8 nr;
+};
+
+static void rdlm_cbs_take(struct rdlm_lkb *lkb, struct rdlm_cbs *cbs)
+{
+	cbs->flags = lkb->cb_flags;
+	lkb->cb_flags = 0;
+	cbs->nr = lkb->nr_asts;
+	lkb->nr_asts = 0;
+	memcpy(cbs->asts, lkb->asts, sizeof(cbs->asts));
+	cbs->bmode = lkb->cb_bast_mode;
+	cbs->bast = lkb->cb_bast;
+	cbs->bast_arg = lkb->cb_bast_arg;
+}
+
+/* Run what rdlm_cbs_take() took; true if @lkb is freed now. */
+static bool rdlm_cbs_run(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
+			 const struct rdlm_cbs *cbs)
+{
+	u8 i;
+
+	for (i = 0; i < cbs->nr; i++) {
+		struct rdlm_lksb *lksb = cbs->asts[i].lksb;
+
+		if (cbs->asts[i].lvb && lksb->lvb)
+			memcpy(lksb->lvb, lkb->lvb_snap, ls->lvb_len);
+		lksb->flags = cbs->asts[i].sbflags;
+		lksb->status = cbs->asts[i].status;
+		if (cbs->asts[i].ast)
+			cbs->asts[i].ast(cbs->asts[i].arg);
+	}
+	/* after the final ast the caller may have freed bast_arg */
+	if (cbs->flags & RDLM_CB_FREE) {
+		rdlm_lkb_free(ls, lkb);
+		return true;
+	}
+	if ((cbs->flags & RDLM_CB_BAST) && cbs->bast)
+		cbs->bast(cbs->bast_arg, cbs->bmode);
+	return false;
+}
+
 /**
  * rdlm_ls_cb_work() - run the lockspace's pending callbacks
  * @work: &rdlm_lockspace.cb_work
@@ -225,14 +274,9 @@ void rdlm_ls_cb_work(struct work_struct *work)
 	struct rdlm_lockspace *ls = container_of(work, struct rdlm_lockspace,
 						 cb_work);
 	struct rdlm_lkb *lkb;
+	struct rdlm_cbs cbs;
 
 	for (;;) {
-		typeof(lkb->asts) asts;
-		void (*bast)(void *arg, int mode);
-		u8 flags, nr, i;
-		void *bast_arg;
-		int bmode;
-
 		spin_lock_bh(&ls->lock);
 		lkb = list_first_entry_or_null(&ls->cb_list, struct rdlm_lkb,
 					       cb_entry);
@@ -243,32 +287,47 @@ void rdlm_ls_cb_work(struct work_struct *work)
 			return;
 		}
 		list_del(&lkb->cb_entry);
-		flags = lkb->cb_flags;
-		lkb->cb_flags = 0;
-		nr = lkb->nr_asts;
-		lkb->nr_asts = 0;
-		memcpy(asts, lkb->asts, sizeof(asts));
-		bmode = lkb->cb_bast_mode;
-		bast = lkb->cb_bast;
-		bast_arg = lkb->cb_bast_arg;
+		rdlm_cbs_take(lkb, &cbs);
 		rdlm_ls_unlock(ls);
+		rdlm_cbs_run(ls, lkb, &cbs);
+	}
+}
 
-		for (i = 0; i < nr; i++) {
-			struct rdlm_lksb *lksb = asts[i].lksb;
+/*
+ * May the caller of a request of @lkb run the callbacks that come before
+ * the call returns? Only if none is queued for the work or running there,
+ * which would then run after them. Context: ls->lock held.
+ */
+static bool rdlm_lkb_caller_cbs_begin(struct rdlm_lockspace *ls,
+				      struct rdlm_lkb *lkb)
+{
+	if (lkb->cb_flags || lkb->cb_caller || ls->cb_cur == lkb)
+		return false;
+	lkb->cb_caller = true;
+	return true;
+}
 
-			if (asts[i].lvb && lksb->lvb)
-				memcpy(lksb->lvb, lkb->lvb_snap,
-				       ls->lvb_len);
-			lksb->flags = asts[i].sbflags;
-			lksb->status = asts[i].status;
-			if (asts[i].ast)
-				asts[i].ast(asts[i].arg);
+/*
+ * Run @lkb's callbacks that came during its caller's request, in the
+ * caller's context, as the work would; later ones go to the work again.
+ */
+static void rdlm_lkb_caller_cbs(struct rdlm_lockspace *ls,
+				struct rdlm_lkb *lkb)
+{
+	struct rdlm_cbs cbs;
+
+	for (;;) {
+		spin_lock_bh(&ls->lock);
+		if (!lkb->cb_flags) {
+			lkb->cb_caller = false;
+			rdlm_ls_unlock(ls);
+			return;
 		}
-		/* after the final ast the caller may have freed bast_arg */
-		if (flags & RDLM_CB_FREE)
-			rdlm_lkb_free(ls, lkb);
-		else if ((flags & RDLM_CB_BAST) && bast)
-			bast(bast_arg, bmode);
+		rdlm_cbs_take(lkb, &cbs);
+		ls->st.asts_inline += cbs.nr;
+		rdlm_ls_unlock(ls);
+		if (rdlm_cbs_run(ls, lkb, &cbs))
+			return;
 	}
 }
 
@@ -1629,12 +1688,12 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 			struct rdlm_lksb *lksb, u32 flags,
 			unsigned int timeout_ms, void (*ast)(void *arg),
 			void *arg, void (*bast)(void *arg, int mode),
-			void *bast_arg)
+			void *bast_arg, bool inline_cbs)
 {
 	struct rdlm_lkb *lkb, *w;
+	bool demote, caller = false;
 	struct rdlm_res *res;
 	struct rdlm_slot *s;
-	bool demote;
 	int ret;
 
 	spin_lock_bh(&ls->lock);
@@ -1656,6 +1715,7 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 	ret = rdlm_check_ls(ls, s->home);
 	if (ret)
 		goto out;
+	caller = inline_cbs && rdlm_lkb_caller_cbs_begin(ls, lkb);
 
 	/* going down: at once; PW/EX hand their LVB to the home first */
 	if (rdlm_weaker(mode, lkb->grmode)) {
@@ -1719,6 +1779,8 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 	ret = rdlm_request(ls, lkb, mode, flags, timeout_ms);
 out:
 	rdlm_ls_unlock(ls);
+	if (caller)
+		rdlm_lkb_caller_cbs(ls, lkb);
 	return ret;
 }
 
@@ -1804,7 +1866,8 @@ static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
 		       struct rdlm_lksb *lksb, u32 flags, const void *name,
 		       unsigned int namelen, unsigned int timeout_ms,
 		       void (*ast)(void *arg), void *arg,
-		       void (*bast)(void *arg, int mode), void *bast_arg)
+		       void (*bast)(void *arg, int mode), void *bast_arg,
+		       bool inline_cbs)
 {
 	struct rdlm_lkb *lkb;
 	struct rdlm_res *res;
@@ -1815,7 +1878,7 @@ static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
 		return -EINVAL;
 	if (flags & RDLM_LKF_CONVERT)
 		return rdlm_convert(ls, mode, lksb, flags, timeout_ms, ast,
-				    arg, bast, bast_arg);
+				    arg, bast, bast_arg, inline_cbs);
 	if (!name || !namelen || namelen > RDLM_NAME_MAX)
 		return -EINVAL;
 	if (ls->eng.ops->ranges)
@@ -1846,8 +1909,11 @@ static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
 	res->nr_lkbs++;
 	lksb->lkid = id;
 	atomic_inc(&ls->nr_lkbs);
+	lkb->cb_caller = inline_cbs;
 	ret = rdlm_request(ls, lkb, mode, flags, timeout_ms);
 	rdlm_ls_unlock(ls);
+	if (inline_cbs)
+		rdlm_lkb_caller_cbs(ls, lkb);
 	return ret;
 
 out_free:
@@ -1904,17 +1970,51 @@ int rdlm_lock(struct rdlm_lockspace *ls, int mode, struct rdlm_lksb *lksb,
 	      void (*bast)(void *arg, int mode))
 {
 	return __rdlm_lock(ls, mode, lksb, flags, name, namelen, timeout_ms,
-			   ast, arg, bast, arg);
+			   ast, arg, bast, arg, false);
 }
 EXPORT_SYMBOL_GPL(rdlm_lock);
+
+/**
+ * rdlm_lock_inline() - rdlm_lock(), running the early callbacks itself
+ * @ls: as rdlm_lock()
+ * @mode: as rdlm_lock()
+ * @lksb: as rdlm_lock()
+ * @flags: as rdlm_lock()
+ * @name: as rdlm_lock()
+ * @namelen: as rdlm_lock()
+ * @timeout_ms: as rdlm_lock()
+ * @ast: as rdlm_lock()
+ * @arg: as rdlm_lock()
+ * @bast: as rdlm_lock()
+ *
+ * The callbacks of the lock that come before this returns (a grant from
+ * a hold this node keeps or from its own table in CPU-atomic mode, an
+ * answer at once) run here, in order, before it returns, instead of on
+ * the lockspace's work: a synchronous caller need not wait for a context
+ * switch to the work and back. Later ones run on the work as usual.
+ *
+ * Context: process context, holding nothing @ast or @bast takes.
+ * Return: as rdlm_lock().
+ */
+int rdlm_lock_inline(struct rdlm_lockspace *ls, int mode,
+		     struct rdlm_lksb *lksb, u32 flags, const void *name,
+		     unsigned int namelen, unsigned int timeout_ms,
+		     void (*ast)(void *arg), void *arg,
+		     void (*bast)(void *arg, int mode))
+{
+	might_sleep();
+	return __rdlm_lock(ls, mode, lksb, flags, name, namelen, timeout_ms,
+			   ast, arg, bast, arg, true);
+}
 
 /* @ast NULL keeps the lock's ast; @arg always replaces its argument. */
 static int __rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
 			 struct rdlm_lksb *lksb, void (*ast)(void *arg),
-			 void *arg)
+			 void *arg, bool inline_cbs)
 {
 	struct rdlm_lkb *lkb;
 	struct rdlm_slot *s;
+	bool caller = false;
 	int put = 0;
 	int ret;
 
@@ -1962,6 +2062,7 @@ static int __rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
 	ret = -EBUSY;
 	if (lkb->rqmode >= 0 || lkb->lvb_wait || lkb->put_wait)
 		goto out;
+	caller = inline_cbs && rdlm_lkb_caller_cbs_begin(ls, lkb);
 	if (lksb)
 		lkb->lksb = lksb;
 	if (ast)
@@ -1991,6 +2092,8 @@ static int __rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
 	ret = 0;
 out:
 	rdlm_ls_unlock(ls);
+	if (caller)
+		rdlm_lkb_caller_cbs(ls, lkb);
 	return ret;
 }
 
@@ -2019,9 +2122,32 @@ int rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
 		struct rdlm_lksb *lksb, void *arg)
 {
 	/* the lock's ast stays, with the new argument */
-	return __rdlm_unlock(ls, lkid, flags, lksb, NULL, arg);
+	return __rdlm_unlock(ls, lkid, flags, lksb, NULL, arg, false);
 }
 EXPORT_SYMBOL_GPL(rdlm_unlock);
+
+/**
+ * rdlm_unlock_inline() - rdlm_unlock() of a granted lock, running the
+ *	early callbacks itself
+ * @ls: as rdlm_unlock()
+ * @lkid: as rdlm_unlock()
+ * @flags: RDLM_LKF_VALBLK or _IVVALBLK (a cancel calls rdlm_unlock())
+ * @arg: as rdlm_unlock()
+ *
+ * As rdlm_lock_inline(): the completion of an unlock that needs no answer
+ * from the home runs before this returns.
+ *
+ * Context: as rdlm_lock_inline().
+ * Return: as rdlm_unlock().
+ */
+int rdlm_unlock_inline(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
+		       void *arg)
+{
+	might_sleep();
+	if (flags & RDLM_LKF_CANCEL)
+		return -EINVAL;
+	return __rdlm_unlock(ls, lkid, flags, NULL, NULL, arg, true);
+}
 
 /**
  * rdlm_lock_wait() - rdlm_lock() that waits for the completion
@@ -2054,7 +2180,7 @@ int rdlm_lock_wait(struct rdlm_lockspace *ls, int mode,
 	init_completion(&w.done);
 	w.lksb = lksb;
 	ret = __rdlm_lock(ls, mode, lksb, flags, name, namelen, timeout_ms,
-			  rdlm_wake, &w, bast, arg);
+			  rdlm_wake, &w, bast, arg, false);
 	if (ret)
 		return ret;
 	wait_for_completion(&w.done);
@@ -2082,7 +2208,7 @@ int rdlm_unlock_wait(struct rdlm_lockspace *ls, struct rdlm_lksb *lksb,
 		return -EINVAL;
 	init_completion(&w.done);
 	w.lksb = lksb;
-	ret = __rdlm_unlock(ls, lksb->lkid, flags, lksb, rdlm_wake, &w);
+	ret = __rdlm_unlock(ls, lksb->lkid, flags, lksb, rdlm_wake, &w, false);
 	if (ret)
 		return ret;
 	wait_for_completion(&w.done);

@@ -156,6 +156,7 @@ struct rdlm_lkb {
 	/* callbacks, under ls->lock */
 	struct list_head cb_entry;	/* ls->cb_list, if cb_flags */
 	u8 cb_flags;
+	bool cb_caller;		/* its caller runs them (rdlm_lock_inline()) */
 	u8 nr_asts;
 	struct {
 		int status;

@@ -715,9 +715,9 @@ static int rdlm_ls_debugfs_show(struct seq_file *m, void *unused)
 		   st.cancels, st.unlocks, st.basts, st.lost,
 		   st.lvb_invalidated, st.lvb_lost, st.lvbs, st.lvb_evicted,
 		   st.locks);
-	seq_printf(m, "asts queued %llu direct %llu retakes %llu lvb_peeks %llu upgrades %llu downgrades %llu\n",
-		   st.asts_queued, st.asts_direct, st.retakes, st.lvb_peeks,
-		   st.upgrades, st.downgrades);
+	seq_printf(m, "asts queued %llu direct %llu inline %llu retakes %llu lvb_peeks %llu upgrades %llu downgrades %llu\n",
+		   st.asts_queued, st.asts_direct, st.asts_inline, st.retakes,
+		   st.lvb_peeks, st.upgrades, st.downgrades);
 	seq_printf(m, "cache kept %llu hits %llu revoked %llu\n",
 		   st.cache_kept, st.cache_hits, st.cache_revoked);
 	seq_puts(m, "verbs");

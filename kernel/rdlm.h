@@ -13,6 +13,8 @@
 
 #include "engine/engine.h"
 
+struct rdlm_lksb;
+
 /* Root of /sys/kernel/debug/rdlm, or an error pointer when debugfs is off. */
 extern struct dentry *rdlm_debugfs_root;
 
@@ -53,6 +55,8 @@ struct rdlm_lockspace;
  * @basts: blocking callbacks delivered
  * @asts_queued: completions delivered through the callback work
  * @asts_direct: synchronous callers woken where their request completed
+ * @asts_inline: of @asts_queued, run by the caller of rdlm_lock_inline() or
+ *	rdlm_unlock_inline() (/dev/rdlm's blocking requests) before it returned
  * @retakes: words taken again while their release was still under way
  * @lvb_peeks: grants whose LVB came with the word's first round trip
  * @upgrades: shared holds of a word made exclusive in place
@@ -81,6 +85,7 @@ struct rdlm_lockspace_stats {
 	u64 basts;
 	u64 asts_queued;
 	u64 asts_direct;
+	u64 asts_inline;
 	u64 retakes;
 	u64 lvb_peeks;
 	u64 upgrades;
@@ -156,6 +161,14 @@ void rdlm_lockspace_get_stats(struct rdlm_lockspace *ls,
 			      struct rdlm_lockspace_stats *st);
 const char *rdlm_lockspace_name(struct rdlm_lockspace *ls);
 u32 rdlm_lockspace_max_file_locks(struct rdlm_lockspace *ls);
+/* rdlm_lock() and rdlm_unlock() that run the callbacks due at once (lock.c) */
+int rdlm_lock_inline(struct rdlm_lockspace *ls, int mode,
+		     struct rdlm_lksb *lksb, u32 flags, const void *name,
+		     unsigned int namelen, unsigned int timeout_ms,
+		     void (*ast)(void *arg), void *arg,
+		     void (*bast)(void *arg, int mode));
+int rdlm_unlock_inline(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
+		       void *arg);
 int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf);
 int rdlm_lockspace_fence_ack(struct rdlm_lockspace *ls, u32 nodeid);
 int rdlm_lockspace_show_membership(struct rdlm_lockspace *ls, char *buf,
