@@ -323,6 +323,15 @@ set_cache()
 	ls_set "$1" cache_us="$2"
 }
 
+# restarted LS [WHEN]: both nodes restarted LS and each reaches the other's
+# new lockspace (a wait before the other's restart would see its old one,
+# whose connection goes just after: a lock then fails with -ENOTCONN)
+restarted()
+{
+	barrier "$1-restarted${2:-}" 120
+	st "wait $1 90"
+}
+
 # kernel_row LS ROW SHARED_PCT: lock+unlock of one name through the kernel
 # API (rdlm_torture, synchronous calls), without the value block as every
 # other row
@@ -366,7 +375,7 @@ rdlm_load
 "$CONFIGURE" up || fail "configure"
 for ls in $lockspaces; do
 	set_cache "$ls" 0
-	st "wait $ls 90"
+	restarted "$ls"
 	barrier "$ls-ready" 120
 	log "rdlm: $ls"
 	# EX rows, the hand-over, then PR rows (the other node holding PR)
@@ -402,7 +411,7 @@ for ls in $lockspaces; do
 	# lock+unlock EX again, the word kept between the calls
 	if [ "$CACHE_US" != 0 ]; then
 		set_cache "$ls" "$CACHE_US"
-		st "wait $ls 90"
+		restarted "$ls" kept
 		barrier "$ls-kept" 120
 		kept=+kept
 		for turn in 1 2; do
