@@ -274,6 +274,7 @@ struct rdlm_lockspace {
 	struct list_head pl_ops;	/* ours not answered, in the order sent */
 	u32 pl_next_op;
 	wait_queue_head_t pl_wq;
+	struct delayed_work pl_retry;	/* asks pl_ops again until answered */
 	struct xarray pl_files;		/* as a home: number -> its locks */
 	struct list_head pl_waiters;	/* as a home: F_SETLKW, as they came */
 	u32 pl_ranges;			/* as a home: ranges kept */

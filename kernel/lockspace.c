@@ -518,6 +518,7 @@ void rdlm_lockspace_stop(struct rdlm_lockspace *ls)
 	rdlm_ls_fail_all(ls);
 	rdlm_ls_unlock(ls);
 	cancel_delayed_work_sync(&ls->rh_work);
+	cancel_delayed_work_sync(&ls->pl_retry);
 
 	/* every lock got its last callback queued: let them run */
 	flush_workqueue(ls->wq);

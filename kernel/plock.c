@@ -48,6 +48,13 @@
 #define RDLM_PL_MAX_RANGES	65536
 #define RDLM_PL_MAX_WAITERS	4096
 #define RDLM_PL_DEADLK_STEPS	10
+/*
+ * A request unanswered this long goes again. Each direction of a node pair
+ * has its own connection: after a link failure the home's to us may come
+ * back later than ours, which is all this node sees ("up"), and an answer
+ * sent on it meanwhile is lost. The home takes a request twice as once.
+ */
+#define RDLM_PL_RETRY		(2 * HZ)
 
 /* RDLM_LM_PL_SET flags */
 #define RDLM_PL_F_WAIT		0x01
@@ -57,6 +64,7 @@
  * @list: in &rdlm_lockspace.pl_ops, in the order sent
  * @msg: what went to the home (sent again after a link failure)
  * @home: engine index of the home
+ * @sent: jiffies when @msg last went
  * @done: answered (or failed): @result and @answer are set
  * @cancel: the caller gave up waiting: CANCEL follows @msg
  * @abandoned: the caller is gone; whoever answers it frees it
@@ -67,6 +75,7 @@ struct rdlm_plock_op {
 	struct list_head list;
 	struct rdlm_msg msg;
 	u32 home;
+	unsigned long sent;
 	bool done;
 	bool cancel;
 	bool abandoned;
@@ -89,6 +98,8 @@ struct rdlm_pl_waiter {
 	struct rdlm_msg msg;
 };
 
+static void rdlm_pl_retry_work(struct work_struct *work);
+
 /**
  * rdlm_plock_init() - POSIX lock state of a new lockspace
  * @ls: lockspace being created
@@ -97,6 +108,7 @@ void rdlm_plock_init(struct rdlm_lockspace *ls)
 {
 	INIT_LIST_HEAD(&ls->pl_ops);
 	init_waitqueue_head(&ls->pl_wq);
+	INIT_DELAYED_WORK(&ls->pl_retry, rdlm_pl_retry_work);
 	xa_init(&ls->pl_files);
 	INIT_LIST_HEAD(&ls->pl_waiters);
 }
@@ -384,6 +396,48 @@ static void rdlm_pl_home_cancel(struct rdlm_lockspace *ls, u32 src,
 
 /* ---- requester side ---------------------------------------------------- */
 
+/* Send @op (again): its request, and its cancel if the caller gave up. */
+static void rdlm_pl_op_send(struct rdlm_lockspace *ls, struct rdlm_plock_op *op)
+{
+	rdlm_pl_send(ls, op->home, &op->msg);
+	if (op->cancel) {
+		struct rdlm_msg c = op->msg;
+
+		c.type = RDLM_LM_PL_CANCEL;
+		rdlm_pl_send(ls, op->home, &c);
+	}
+	op->sent = jiffies;
+}
+
+/* @op is in &rdlm_lockspace.pl_ops: asked again until answered. */
+static void rdlm_pl_op_queued(struct rdlm_lockspace *ls,
+			      struct rdlm_plock_op *op)
+{
+	op->sent = jiffies;
+	queue_delayed_work(ls->wq, &ls->pl_retry, RDLM_PL_RETRY);
+}
+
+static void rdlm_pl_retry_work(struct work_struct *work)
+{
+	struct rdlm_lockspace *ls = container_of(to_delayed_work(work),
+						 struct rdlm_lockspace,
+						 pl_retry);
+	struct rdlm_plock_op *op;
+
+	spin_lock_bh(&ls->lock);
+	if (!ls->dead) {
+		list_for_each_entry(op, &ls->pl_ops, list)
+			if (time_after_eq(jiffies, op->sent + RDLM_PL_RETRY) &&
+			    rdlm_fabric_ls_ready(ls->fls,
+						 ls->members[op->home]))
+				rdlm_pl_op_send(ls, op);
+		if (!list_empty(&ls->pl_ops))
+			queue_delayed_work(ls->wq, &ls->pl_retry,
+					   RDLM_PL_RETRY);
+	}
+	rdlm_ls_unlock(ls);
+}
+
 static void rdlm_pl_op_done(struct rdlm_lockspace *ls, struct rdlm_plock_op *op,
 			    int result, const struct rdlm_msg *answer)
 {
@@ -402,6 +456,7 @@ static void rdlm_pl_op_done(struct rdlm_lockspace *ls, struct rdlm_plock_op *op,
 			op->msg.flags = 0;
 			op->msg.slot = ls->pl_next_op++;
 			list_add_tail(&op->list, &ls->pl_ops);
+			rdlm_pl_op_queued(ls, op);
 			rdlm_pl_send(ls, op->home, &op->msg);
 			return;
 		}
@@ -480,17 +535,9 @@ void rdlm_plock_member_up(struct rdlm_lockspace *ls, u32 node)
 {
 	struct rdlm_plock_op *op;
 
-	list_for_each_entry(op, &ls->pl_ops, list) {
-		if (op->home != node)
-			continue;
-		rdlm_pl_send(ls, node, &op->msg);
-		if (op->cancel) {
-			struct rdlm_msg c = op->msg;
-
-			c.type = RDLM_LM_PL_CANCEL;
-			rdlm_pl_send(ls, node, &c);
-		}
-	}
+	list_for_each_entry(op, &ls->pl_ops, list)
+		if (op->home == node)
+			rdlm_pl_op_send(ls, op);
 }
 
 /**
@@ -624,6 +671,7 @@ static int rdlm_pl_ask(struct rdlm_lockspace *ls, u16 type, u64 number,
 	}
 	op->msg.slot = ls->pl_next_op++;
 	list_add_tail(&op->list, &ls->pl_ops);
+	rdlm_pl_op_queued(ls, op);
 	if (connected)
 		rdlm_pl_send(ls, op->home, &op->msg);
 	else

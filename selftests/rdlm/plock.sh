@@ -61,8 +61,12 @@ if [ "$ME" = 2 ]; then
 	$PH $PF setw:w:0:1 ready:$F.granted hold >$F.out2 &
 	H2=$!
 	sleep 2		# it reaches the home and waits there
+	# node 1 unlocks once the link is gone, not before: the unlock or
+	# the grant then meets no link, and only asking again brings it
+	link_carrier down
 	: >$F.flapping
-	link_flap "$FLAP"
+	sleep "$FLAP"
+	link_carrier up
 	: >$F.up
 	wait_file $F.granted 120 "node2's F_SETLKW after the flap"
 	want_lines $F.out2 "setw:w:0:1: ok"
