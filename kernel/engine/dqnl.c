@@ -282,6 +282,6 @@ static int dqnl_sf_init(struct rdlm_engine *eng)
 }
 
 const struct rdlm_engine_ops rdlm_dqnl_ops =
-	DQ_ENGINE_OPS("dqnl", dqnl_init, true, 1, true);
+	DQ_ENGINE_OPS("dqnl", dqnl_init, true, 1, true, NULL);
 const struct rdlm_engine_ops rdlm_dqnl_sf_ops =
-	DQ_ENGINE_OPS("dqnl-sf", dqnl_sf_init, false, 2, true);
+	DQ_ENGINE_OPS("dqnl-sf", dqnl_sf_init, false, 2, true, NULL);

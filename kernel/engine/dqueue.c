@@ -108,7 +108,8 @@ void dq_atomic(struct rdlm_engine *eng, struct rdlm_out *out,
 	v.arg1 = arg1;
 	v.req = req;
 	v.cookie = dq_cookie(d, op);
-	if (op == DQ_OP_ENQ || op == DQ_OP_TICKET || op == DQ_OP_SHFA)
+	if (op == DQ_OP_ENQ || op == DQ_OP_TICKET || op == DQ_OP_SHFA ||
+	    op == DQ_OP_UPG)
 		v.flags = RDLM_VF_ENQUEUE;
 	d->ainf = 1;
 	d->outstanding++;
@@ -303,7 +304,9 @@ void dq_blocking(struct rdlm_engine *eng, struct rdlm_req *req,
 {
 	struct dq_req *d = dq(req);
 
-	if (d->phase != DQ_HELD || d->blocked || d->lost)
+	/* a queued up-conversion tells once granted: it cannot give way */
+	if (d->phase != DQ_HELD || d->blocked || d->lost ||
+	    d->upg == DQ_UPG_QUEUED)
 		return;
 	d->blocked = 1;
 	rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req, RDLM_NOTICE_BLOCKING,
@@ -472,6 +475,12 @@ void dq_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 		d->ainf = 0;
 		if (cqe->status)	/* it may have executed all the same */
 			dq_mark_broken(eng, req->node, req->slot);
+		if (d->phase == DQ_HELD && dqe(eng)->proto->held_atomic) {
+			dqe(eng)->proto->held_atomic(eng, req, op, cqe->status,
+						     cqe->value, out);
+			dq_maybe_done(eng, req, out);
+			return;
+		}
 		if (cqe->status || d->failio) {
 			/* the home is gone: the lock word with it */
 			if (d->phase == DQ_ACQ)
@@ -771,6 +780,37 @@ static void dq_home_ack(struct rdlm_engine *eng, u32 node, u32 slot,
 
 /* ---- recovery: member side ---- */
 
+/**
+ * dq_lose() - a held request's word was fenced, or its home died
+ * @eng: instance
+ * @req: request
+ * @out: call context
+ *
+ * The holder is told, unless it released the lock already (an N-CoSED
+ * conversion that had to settle first): then it is over. An up-conversion
+ * under way ends, refused.
+ */
+void dq_lose(struct rdlm_engine *eng, struct rdlm_req *req,
+	     struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+	bool upg = d->upg != DQ_UPG_NONE;
+
+	d->upg = DQ_UPG_NONE;
+	d->down = 0;
+	if (d->cancel) {
+		dq_finish(eng, req, out);
+	} else if (!d->lost) {
+		d->lost = 1;
+		if (upg)
+			rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
+					 RDLM_NOTICE_UNCONVERTED,
+					 (u64)(s64)-ENOLCK);
+		rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
+				 RDLM_NOTICE_LOST, 0);
+	}
+}
+
 static void dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 			 struct rdlm_out *out)
 {
@@ -786,11 +826,7 @@ static void dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 	}
 	switch (d->phase) {
 	case DQ_HELD:
-		if (!d->lost) {
-			d->lost = 1;
-			rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
-					 RDLM_NOTICE_LOST, 0);
-		}
+		dq_lose(eng, req, out);
 		break;
 	case DQ_WAIT:
 		d->phase = DQ_ACQ;
@@ -925,9 +961,9 @@ void dq_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 			if (d->ainf) {
 				d->failio = 1;
 			} else if (d->phase == DQ_HELD) {
-				d->lost = 1;
-				rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
-						 RDLM_NOTICE_LOST, 0);
+				if (dqe(eng)->proto->fence)
+					dqe(eng)->proto->fence(eng, req);
+				dq_lose(eng, req, out);
 			} else {
 				if (d->phase != DQ_RELWAIT)
 					rdlm_engine_emit(eng, out,
@@ -940,7 +976,7 @@ void dq_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 		if ((d->phase == DQ_WAIT && d->pred &&
 		     dq_id_node(d->pred) == node) ||
 		    (d->has_succ && dq_id_node(d->succ) == node) ||
-		    d->phase == DQ_RELWAIT ||
+		    d->phase == DQ_RELWAIT || d->down ||
 		    d->turnwait ||
 		    d->nsh)
 			dq_recover(eng, req, out);
@@ -1044,10 +1080,11 @@ int dq_describe(struct rdlm_engine *eng, struct rdlm_req *req, char *buf,
 				(unsigned long long)e->rec_seq, e->rec_cas_lost);
 	d = dq(req);
 	return snprintf(buf, len,
-			"phase %u id %08x pred %08x succ %08x%s%s%s%s%s%s out %u nsh %u",
+			"phase %u id %08x pred %08x succ %08x%s%s%s%s%s%s%s out %u nsh %u upg %u",
 			d->phase, d->id, d->pred, d->succ,
 			d->cancel ? " cancel" : "", d->lost ? " lost" : "",
 			d->ainf ? " ainf" : "", d->has_succ ? " has_succ" : "",
 			d->homewait ? " homewait" : "",
-			d->turnwait ? " turnwait" : "", d->outstanding, d->nsh);
+			d->turnwait ? " turnwait" : "", d->down ? " down" : "",
+			d->outstanding, d->nsh, d->upg);
 }

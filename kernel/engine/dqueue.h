@@ -88,12 +88,23 @@ enum dq_op {
 	DQ_OP_REL,	/* release CAS */
 	DQ_OP_NOTE,	/* WRITE_WITH_IMM (cookie bits 8..15: notice kind) */
 	DQ_OP_SEND,
+	DQ_OP_UPG,	/* N-CoSED: CAS of a shared holder into the tail */
+	DQ_OP_DOWN,	/* N-CoSED: CAS of an exclusive holder going shared */
+};
+
+/* N-CoSED: where an in-place up-conversion of a shared hold is */
+enum dq_upg {
+	DQ_UPG_NONE = 0,
+	DQ_UPG_CAS,	/* its CAS into the tail in flight */
+	DQ_UPG_QUEUED,	/* the tail: waiting for the home's GRANT */
+	DQ_UPG_PENDING,	/* asked for during a down-conversion: starts after */
 };
 
 /**
  * struct dq_req - per-request state of a queue engine (in rdlm_req.priv)
  * @phase: &enum dq_phase
- * @cancel: unlock() called before the grant
+ * @cancel: unlock() called before the grant, or (N-CoSED) during a
+ *	conversion that must settle first
  * @lost: fenced by recovery while held
  * @restart: fenced while an atomic was in flight: its result is void
  * @ainf: an acquire/release atomic is in flight
@@ -102,6 +113,11 @@ enum dq_op {
  * @has_succ: @succ is valid
  * @homewait: N-CoSED: waiting for the home's GRANT (shared releases)
  * @turnwait: DQNL-SF: holds a ticket, waiting for its turn
+ * @upg: N-CoSED: &enum dq_upg
+ * @upg_flags: N-CoSED: RDLM_RF_* of that up-conversion
+ * @upg_cancel: N-CoSED: converted back to shared while it waits
+ * @down: N-CoSED: a down-conversion still holds the tail: the hold is
+ *	shared, the word not yet
  * @outstanding: verbs posted and not completed
  * @id: current queue identity (dq_mkid())
  * @pred: predecessor identity or 0
@@ -127,6 +143,10 @@ struct dq_req {
 	u8 has_succ;
 	u8 homewait;
 	u8 turnwait;
+	u8 upg;
+	u8 upg_flags;
+	u8 upg_cancel;
+	u8 down;
 	u32 outstanding;
 	u32 id;
 	u32 pred;
@@ -201,6 +221,8 @@ struct dq_eng;
  * @thawed: reset value of the frozen word @v
  * @fence: drop engine-specific state of @req (shared lists)
  * @home_down: home side of a member death (may be NULL)
+ * @held_atomic: an atomic of a held request completed, with its status
+ *	(N-CoSED's conversions; may be NULL)
  */
 struct dq_proto {
 	void (*start)(struct rdlm_engine *eng, struct rdlm_req *req,
@@ -220,6 +242,8 @@ struct dq_proto {
 	u64 (*thawed)(u64 v);
 	void (*fence)(struct rdlm_engine *eng, struct rdlm_req *req);
 	void (*home_down)(struct rdlm_engine *eng, struct rdlm_out *out);
+	void (*held_atomic)(struct rdlm_engine *eng, struct rdlm_req *req,
+			    u8 op, int status, u64 old, struct rdlm_out *out);
 };
 
 /**
@@ -288,7 +312,7 @@ struct dq_eng {
 #define DQ_NONE	U32_MAX
 
 /* the ops table of a queue engine: everything but its init is shared */
-#define DQ_ENGINE_OPS(_name, _init, _first, _tries, _excl) {	\
+#define DQ_ENGINE_OPS(_name, _init, _first, _tries, _excl, _convert) {	\
 	.name = _name,				\
 	.grant_on_first = _first,		\
 	.try_answers = _tries,			\
@@ -298,6 +322,7 @@ struct dq_eng {
 	.fini = dq_fini,			\
 	.lock = dq_lock,			\
 	.unlock = dq_unlock,			\
+	.convert = _convert,			\
 	.complete = dq_complete,		\
 	.timer = dq_timer,			\
 	.recv = dq_recv,			\
@@ -375,6 +400,8 @@ void dq_backoff(struct rdlm_engine *eng, struct rdlm_req *req,
 void dq_recover(struct rdlm_engine *eng, struct rdlm_req *req,
 		struct rdlm_out *out);
 void dq_home_recover(struct rdlm_engine *eng, u32 slot, struct rdlm_out *out);
+void dq_lose(struct rdlm_engine *eng, struct rdlm_req *req,
+	     struct rdlm_out *out);
 bool dq_dead_since(struct rdlm_engine *eng, struct rdlm_req *req);
 
 #endif /* RDLM_DQUEUE_H */

@@ -25,6 +25,17 @@
  *  Exclusive release: grant the shared waiters, then hand over to the
  *  exclusive successor or CAS [us:c] -> [0:c] (the c shared holders it just
  *  granted now count as holders of the free word).
+ *
+ * In-place conversions (additions to the paper, for fs/dlm's conversions):
+ *  Up, a shared holder: CAS [0:c] -> [us:0], only while no exclusive
+ *   is queued (one that is waits for our share: a conversion deadlock,
+ *   refused). As the tail nobody can be granted the word before us; our
+ *   share is one of the c the home counts (EXWAIT(c), then our SHREL), and
+ *   the hold stays shared until the home's GRANT. Once in the tail it
+ *   cannot be cancelled: a cancel is answered by the grant.
+ *  Down, an exclusive holder: shared at once; the release steps follow
+ *   with our own share added: CAS [us:c] -> [0:c+1], or GRANT the
+ *   successor with one release more to wait for.
  */
 #include "dqueue.h"
 
@@ -117,7 +128,13 @@ static void nc_grant_shared(struct rdlm_engine *eng, struct rdlm_req *req,
 		dq_notify(eng, out, req, id, DQ_N_SHGRANT, 0);
 }
 
-/* exclusive release, one step: called whenever something it waits for came */
+static void nc_down_done(struct rdlm_engine *eng, struct rdlm_req *req,
+			 struct rdlm_out *out);
+
+/*
+ * Exclusive release, one step: called whenever something it waits for
+ * came. A down-conversion takes the same steps, its own share added.
+ */
 static void nc_release_step(struct rdlm_engine *eng, struct rdlm_req *req,
 			    struct rdlm_out *out)
 {
@@ -128,22 +145,28 @@ static void nc_release_step(struct rdlm_engine *eng, struct rdlm_req *req,
 		return;		/* the release CAS will tell */
 	if (d->has_succ) {
 		if (d->nsh >= d->succ_arg) {
-			dq_notify(eng, out, req, d->succ, DQ_N_GRANT, 0);
-			dq_finish(eng, req, out);
+			dq_notify(eng, out, req, d->succ, DQ_N_GRANT, d->down);
+			if (d->down)
+				nc_down_done(eng, req, out);
+			else
+				dq_finish(eng, req, out);
 		} else if (dq_dead_since(eng, req)) {
 			dq_recover(eng, req, out);
 		}
 		return;
 	}
 	if (ex_of(d->expect) == d->id && sh_of(d->expect) <= d->nsh) {
-		d->phase = DQ_REL;
+		if (!d->down)
+			d->phase = DQ_REL;
 		d->expect = mkword(d->id, d->nsh);
-		dq_atomic(eng, out, req, RDLM_VERB_CAS, DQ_OP_REL, d->expect,
-			  mkword(0, d->nsh));
+		dq_atomic(eng, out, req, RDLM_VERB_CAS,
+			  d->down ? DQ_OP_DOWN : DQ_OP_REL, d->expect,
+			  mkword(0, d->nsh + d->down));
 		return;
 	}
 	/* shared notices or the successor's notice still on the way */
-	d->phase = DQ_RELWAIT;
+	if (!d->down)
+		d->phase = DQ_RELWAIT;
 	if (dq_dead_since(eng, req))
 		dq_recover(eng, req, out);
 }
@@ -153,6 +176,19 @@ static void nc_release(struct rdlm_engine *eng, struct rdlm_req *req,
 {
 	struct dq_req *d = dq(req);
 
+	if (d->upg == DQ_UPG_CAS || d->upg == DQ_UPG_QUEUED) {
+		d->cancel = 1;	/* once the up-conversion settles */
+		return;
+	}
+	d->upg = DQ_UPG_NONE;	/* one still to start: never mind */
+	if (d->down) {
+		/* the tail is still ours: an exclusive release from here */
+		req->mode = RDLM_MODE_EX;
+		d->down = 0;
+		d->phase = DQ_RELWAIT;
+		nc_release_step(eng, req, out);
+		return;
+	}
 	if (req->mode == RDLM_MODE_SH) {
 		dq_send(eng, out, req, req->node, DQ_M_SHREL, req->slot,
 			rdlm_req_id(req), d->id, 0);
@@ -169,7 +205,7 @@ static void nc_atomic_done(struct rdlm_engine *eng, struct rdlm_req *req,
 {
 	struct dq_req *d = dq(req);
 
-	if (op != DQ_OP_REL && ex_of(old) == DQ_FROZEN) {
+	if (op != DQ_OP_REL && op != DQ_OP_DOWN && ex_of(old) == DQ_FROZEN) {
 		if (op == DQ_OP_ENQ)
 			rdlm_stat_inc(&eng->stats.cas_failed);
 		dq_backoff(eng, req, out);
@@ -208,17 +244,34 @@ static void nc_atomic_done(struct rdlm_engine *eng, struct rdlm_req *req,
 			dq_grant(eng, req, out);
 		return;
 	case DQ_OP_REL:
-		if (old == d->expect) {
+	case DQ_OP_DOWN:
+		if (old != d->expect) {
+			rdlm_stat_inc(&eng->stats.cas_failed);
+			d->expect = old;
+			nc_release_step(eng, req, out);
+		} else if (d->down) {
+			nc_down_done(eng, req, out);
+		} else {
+			/* released during a down-conversion: our share too */
+			if (op == DQ_OP_DOWN)
+				dq_send(eng, out, req, req->node, DQ_M_SHREL,
+					req->slot, rdlm_req_id(req), d->id, 0);
 			dq_finish(eng, req, out);
-			return;
 		}
-		rdlm_stat_inc(&eng->stats.cas_failed);
-		d->expect = old;
-		nc_release_step(eng, req, out);
 		return;
 	default:
 		return;
 	}
+}
+
+/* is @req the exclusive queue member its word's tail names (or did)? */
+static bool nc_tail(struct rdlm_req *req)
+{
+	struct dq_req *d = dq(req);
+
+	/* an up-conversion's notices may come before its CAS's completion */
+	return req->mode == RDLM_MODE_EX || d->down ||
+	       d->upg == DQ_UPG_CAS || d->upg == DQ_UPG_QUEUED;
 }
 
 static void nc_notice(struct rdlm_engine *eng, struct rdlm_req *req, u8 kind,
@@ -230,18 +283,19 @@ static void nc_notice(struct rdlm_engine *eng, struct rdlm_req *req, u8 kind,
 
 	switch (kind) {
 	case DQ_N_SUCC:
-		if (req->mode != RDLM_MODE_EX || d->has_succ || d->lost)
+		if (!nc_tail(req) || d->has_succ || d->lost)
 			break;
 		d->has_succ = 1;
 		d->succ = sender;
 		d->succ_arg = arg;
-		if (d->phase == DQ_HELD)
+		/* (a down-conversion's successor waits for us; an up one tells once granted) */
+		if (d->phase == DQ_HELD && !d->upg)
 			dq_blocking(eng, req, out);
-		else if (d->phase == DQ_RELWAIT)
+		if (d->phase == DQ_RELWAIT || d->down)
 			nc_release_step(eng, req, out);
 		return;
 	case DQ_N_SHREQ:
-		if (req->mode != RDLM_MODE_EX || d->lost || e->sh_free == DQ_NONE)
+		if (!nc_tail(req) || d->lost || e->sh_free == DQ_NONE)
 			break;
 		i = e->sh_free;
 		e->sh_free = e->sh_next[i];
@@ -249,10 +303,10 @@ static void nc_notice(struct rdlm_engine *eng, struct rdlm_req *req, u8 kind,
 		e->sh_next[i] = d->sh_head;
 		d->sh_head = i;
 		d->nsh++;
-		if (d->phase == DQ_HELD)
-			dq_blocking(eng, req, out);
-		else if (d->phase == DQ_RELWAIT || d->phase == DQ_REL)
+		if (d->phase == DQ_RELWAIT || d->phase == DQ_REL || d->down)
 			nc_release_step(eng, req, out);
+		else if (d->phase == DQ_HELD && !d->upg)
+			dq_blocking(eng, req, out);
 		return;
 	case DQ_N_SHGRANT:
 		if (d->phase != DQ_WAIT || req->mode != RDLM_MODE_SH ||
@@ -263,6 +317,7 @@ static void nc_notice(struct rdlm_engine *eng, struct rdlm_req *req, u8 kind,
 	case DQ_N_GRANT:
 		if (d->phase != DQ_WAIT || d->homewait || sender != d->pred)
 			break;
+		d->need += arg;		/* a down-converted predecessor's share */
 		if (d->need)
 			nc_home_wait(eng, req, out);	/* group behind pred */
 		else
@@ -329,6 +384,9 @@ static void nc_home_settle(struct rdlm_engine *eng, u32 slot, bool reset,
 	}
 }
 
+static void nc_upgraded(struct rdlm_engine *eng, struct rdlm_req *req,
+			struct rdlm_out *out);
+
 static void nc_home_msg(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 			struct rdlm_out *out)
 {
@@ -355,7 +413,10 @@ static void nc_home_msg(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 			s->ex_node = rx->src;
 			s->ex_id = (u32)m->token;
 			s->ex_reqid = m->reqid;
-			nc_home_tell(eng, m->slot, s->sh_holders, out);
+			/* not an up-converting requester: its share is ours */
+			nc_home_tell(eng, m->slot, s->sh_holders &
+				     (rx->src < 64 ? ~BIT_ULL(rx->src) : ~0ULL),
+				     out);
 			nc_home_settle(eng, m->slot, false, out);
 			if (s->ex_pending && s->group_deaths != e->deaths)
 				dq_home_recover(eng, m->slot, out);
@@ -379,6 +440,10 @@ static void nc_home_msg(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 		if (req && dq(req)->phase == DQ_WAIT && dq(req)->homewait &&
 		    dq(req)->id == (u32)m->token)
 			dq_grant(eng, req, out);
+		else if (req && dq(req)->phase == DQ_HELD &&
+			 dq(req)->upg == DQ_UPG_QUEUED &&
+			 dq(req)->id == (u32)m->token)
+			nc_upgraded(eng, req, out);
 		else
 			rdlm_stat_inc(&eng->stats.stale);
 		break;
@@ -425,9 +490,11 @@ static void nc_home_down(struct rdlm_engine *eng, struct rdlm_out *out)
 
 static void nc_fence(struct rdlm_engine *eng, struct rdlm_req *req)
 {
-	while (nc_pop_shared(dqe(eng), dq(req)))
+	struct dq_req *d = dq(req);
+
+	while (nc_pop_shared(dqe(eng), d))
 		;
-	dq(req)->homewait = 0;
+	d->homewait = 0;
 }
 
 static u64 nc_frozen(u64 v)
@@ -437,6 +504,187 @@ static u64 nc_frozen(u64 v)
 
 static u64 nc_thawed(u64 v)
 {
+	return 0;
+}
+
+/* ---- in-place conversions ---- */
+
+static void nc_upgrade_start(struct rdlm_engine *eng, struct rdlm_req *req,
+			     struct rdlm_out *out)
+{
+	struct dq_eng *e = dqe(eng);
+	struct dq_req *d = dq(req);
+
+	/* a queue identity of its own: notices to the shared one are stale */
+	d->id = dq_mkid(eng->p.node, req->idx, e->inc[req->idx]++);
+	d->deaths = e->deaths;
+	d->upg = DQ_UPG_CAS;
+	d->expect = mkword(0, 1);	/* alone, with luck */
+	dq_atomic(eng, out, req, RDLM_VERB_CAS, DQ_OP_UPG, d->expect,
+		  mkword(d->id, 0));
+}
+
+static void nc_unconverted(struct rdlm_engine *eng, struct rdlm_req *req,
+			   int err, struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	d->upg = DQ_UPG_NONE;
+	if (d->cancel) {
+		/* released meanwhile: still a shared holder */
+		dq_send(eng, out, req, req->node, DQ_M_SHREL, req->slot,
+			rdlm_req_id(req), d->id, 0);
+		dq_finish(eng, req, out);
+		return;
+	}
+	rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
+			 RDLM_NOTICE_UNCONVERTED, (u64)(s64)err);
+}
+
+/* the up-conversion's CAS into the tail completed */
+static void nc_upgrade_cas(struct rdlm_engine *eng, struct rdlm_req *req,
+			   u64 old, struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	if (old == d->expect) {
+		/* ours: our share is one of the need the home counts */
+		d->upg = DQ_UPG_QUEUED;
+		d->need = sh_of(old);
+		d->expect = mkword(d->id, 0);
+		d->homewait = 1;
+		dq_send(eng, out, req, req->node, DQ_M_EXWAIT, req->slot,
+			rdlm_req_id(req), d->id, d->need);
+		dq_send(eng, out, req, req->node, DQ_M_SHREL, req->slot,
+			rdlm_req_id(req), d->id, 0);
+		return;
+	}
+	rdlm_stat_inc(&eng->stats.cas_failed);
+	if (!ex_of(old) && sh_of(old) > 1 && !d->upg_cancel && !d->cancel &&
+	    !(d->upg_flags & RDLM_RF_NOQUEUE)) {
+		/* other shared holders (or releases not yet counted): wait */
+		d->expect = old;
+		dq_atomic(eng, out, req, RDLM_VERB_CAS, DQ_OP_UPG, old,
+			  mkword(d->id, 0));
+		return;
+	}
+	/*
+	 * An exclusive queued: it waits for our share (a conversion
+	 * deadlock: fs/dlm's -EDEADLK, the callers resolve it with
+	 * NODLCKWT), or the word is under recovery.
+	 */
+	nc_unconverted(eng, req, d->upg_cancel ? -ECANCELED :
+		       ex_of(old) && ex_of(old) != DQ_FROZEN &&
+		       !(d->upg_flags & RDLM_RF_NOQUEUE) ? -EDEADLK : -EAGAIN,
+		       out);
+}
+
+/* the home counted every shared release: exclusive in place */
+static void nc_upgraded(struct rdlm_engine *eng, struct rdlm_req *req,
+			struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	d->upg = DQ_UPG_NONE;
+	d->homewait = 0;
+	d->blocked = 0;
+	req->mode = RDLM_MODE_EX;
+	if (d->cancel) {
+		nc_release(eng, req, out);
+		return;
+	}
+	rdlm_engine_emit(eng, out, RDLM_ACT_GRANT, req, (s64)U64_MAX,
+			 RDLM_MODE_EX);
+	if (d->has_succ || d->nsh)
+		dq_blocking(eng, req, out);
+}
+
+/* a down-conversion let go of the tail: a shared holder like any other */
+static void nc_down_done(struct rdlm_engine *eng, struct rdlm_req *req,
+			 struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	d->down = 0;
+	d->has_succ = 0;
+	d->nsh = 0;
+	d->blocked = 0;
+	dq_send(eng, out, NULL, req->node, DQ_M_SHHOLD, req->slot,
+		rdlm_req_id(req), d->id, 0);
+	if (d->upg != DQ_UPG_PENDING)
+		return;
+	if (d->upg_cancel)
+		nc_unconverted(eng, req, -ECANCELED, out);
+	else
+		nc_upgrade_start(eng, req, out);
+}
+
+static void nc_held_atomic(struct rdlm_engine *eng, struct rdlm_req *req,
+			   u8 op, int status, u64 old, struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	if (d->restart || d->failio) {
+		/* fenced, or the home is gone: the hold with it */
+		d->restart = 0;
+		nc_fence(eng, req);
+		dq_lose(eng, req, out);
+		return;
+	}
+	if (status) {
+		/*
+		 * It may have executed: the word is broken, and its recovery
+		 * (once the link is back) fences this hold. Shared until then:
+		 * the up-conversion is refused, the down-conversion over.
+		 */
+		d->down = 0;
+		req->mode = RDLM_MODE_SH;
+		if (op == DQ_OP_UPG)
+			nc_unconverted(eng, req, status, out);
+		else if (d->upg == DQ_UPG_PENDING)
+			nc_unconverted(eng, req, d->upg_cancel ? -ECANCELED :
+				       status, out);
+		return;
+	}
+	if (op == DQ_OP_UPG)
+		nc_upgrade_cas(eng, req, old, out);
+	else
+		nc_atomic_done(eng, req, op, old, out);
+}
+
+/*
+ * &rdlm_engine_ops.convert: shared to exclusive and back in place. Shared
+ * again while an up-conversion waits cancels it, if it is not in the tail
+ * yet (then it is granted).
+ */
+static int nc_convert(struct rdlm_engine *eng, struct rdlm_req *req, u8 mode,
+		      u8 flags, struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	if (d->phase != DQ_HELD || d->lost || d->cancel)
+		return -EINVAL;
+	if (d->upg) {
+		if (mode != req->mode)
+			return -EBUSY;
+		d->upg_cancel = 1;
+		return 0;
+	}
+	if (mode == RDLM_MODE_EX && req->mode == RDLM_MODE_SH) {
+		d->upg_flags = flags;
+		d->upg_cancel = 0;
+		if (d->down)
+			d->upg = DQ_UPG_PENDING;
+		else
+			nc_upgrade_start(eng, req, out);
+		return 0;
+	}
+	if (mode != RDLM_MODE_SH || req->mode != RDLM_MODE_EX)
+		return -EOPNOTSUPP;
+	req->mode = RDLM_MODE_SH;
+	d->down = 1;
+	d->expect = mkword(d->id, d->nsh);
+	nc_release_step(eng, req, out);
 	return 0;
 }
 
@@ -452,6 +700,7 @@ static const struct dq_proto nc_proto = {
 	.thawed = nc_thawed,
 	.fence = nc_fence,
 	.home_down = nc_home_down,
+	.held_atomic = nc_held_atomic,
 };
 
 static int nc_init(struct rdlm_engine *eng)
@@ -460,4 +709,4 @@ static int nc_init(struct rdlm_engine *eng)
 }
 
 const struct rdlm_engine_ops rdlm_ncosed_ops =
-	DQ_ENGINE_OPS("ncosed", nc_init, true, 1, false);
+	DQ_ENGINE_OPS("ncosed", nc_init, true, 1, false, nc_convert);

@@ -7,7 +7,7 @@
  *        mode_helper told LS NAME MODE FILE
  *        mode_helper try LS NAME MODE=WANT...
  *        mode_helper flags LS PREFIX SHARED
- *        mode_helper upconv LS NAME a|b DIR
+ *        mode_helper upconv LS NAME a|b DIR [queue]
  *
  * hold takes NAME in MODE (waiting up to 60 s), creates FILE and waits to
  * be killed. told takes NAME in MODE, creates FILE, waits up to 120 s
@@ -34,10 +34,13 @@
  * After DIR/go, a converts to EX, which waits (DIR/waiting). After DIR/go
  * on its node, b, told of a's conversion, converts too: -EDEADLK, still
  * PR; with NODLCKWT it waits and a is told; b cancels (still PR) and goes
- * down to NL; a gets EX, not demoted.
+ * down to NL; a gets EX, not demoted. With "queue" (N-CoSED: a's
+ * conversion is the tail of the word's queue and cannot give way) a is not
+ * told of b's.
  */
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -398,7 +401,7 @@ static void wait_for(const char *dir, const char *file)
 	}
 }
 
-static void upconv_a(int fd, uint32_t lkid, const char *dir)
+static void upconv_a(int fd, uint32_t lkid, const char *dir, bool queue)
 {
 	struct rdlm_event ev;
 
@@ -406,8 +409,11 @@ static void upconv_a(int fd, uint32_t lkid, const char *dir)
 	      "a: PR to EX");
 	CHECK(quiet(fd), "a: EX granted next to b's PR");
 	touch(dir, "waiting");
-	CHECK(event(fd, &ev) == RDLM_EV_BLOCKING && ev.mode == RDLM_LOCK_EX,
-	      "a told of b's conversion: type %u mode %u", ev.type, ev.mode);
+	if (!queue)
+		CHECK(event(fd, &ev) == RDLM_EV_BLOCKING &&
+		      ev.mode == RDLM_LOCK_EX,
+		      "a told of b's conversion: type %u mode %u", ev.type,
+		      ev.mode);
 	CHECK(completion(fd, &ev) == RDLM_EV_COMPLETION && !ev.status &&
 	      ev.mode == RDLM_LOCK_EX && !(ev.sb_flags & RDLM_SBF_DEMOTED),
 	      "a: type %u status %d mode %u flags %#x", ev.type, ev.status,
@@ -440,7 +446,7 @@ static void upconv_b(int fd, uint32_t lkid)
 }
 
 static int do_upconv(const char *ls, const char *name, const char *role,
-		     const char *dir)
+		     const char *dir, bool queue)
 {
 	int fd = open_ls(ls);
 	uint32_t lkid = lock_now(fd, name, RDLM_LOCK_PR, 0);
@@ -448,7 +454,7 @@ static int do_upconv(const char *ls, const char *name, const char *role,
 	touch(dir, "held");
 	wait_for(dir, "go");
 	if (!strcmp(role, "a"))
-		upconv_a(fd, lkid, dir);
+		upconv_a(fd, lkid, dir, queue);
 	else
 		upconv_b(fd, lkid);
 	rdlm_close(fd);
@@ -480,8 +486,9 @@ int main(int argc, char **argv)
 		do_try(argv[2], argv[3], argc - 4, argv + 4);
 		return failed;
 	}
-	if (argc == 6 && !strcmp(argv[1], "upconv"))
-		return do_upconv(argv[2], argv[3], argv[4], argv[5]);
+	if ((argc == 6 || (argc == 7 && !strcmp(argv[6], "queue"))) &&
+	    !strcmp(argv[1], "upconv"))
+		return do_upconv(argv[2], argv[3], argv[4], argv[5], argc == 7);
 	if (argc == 5 && !strcmp(argv[1], "flags")) {
 		do_flags(argv[2], argv[3], atoi(argv[4]));
 		return failed;
@@ -489,6 +496,6 @@ int main(int argc, char **argv)
 	fprintf(stderr, "usage: mode_helper hold|told LS NAME MODE FILE\n"
 		"       mode_helper try LS NAME MODE=WANT...\n"
 		"       mode_helper flags LS PREFIX SHARED\n"
-		"       mode_helper upconv LS NAME a|b DIR\n");
+		"       mode_helper upconv LS NAME a|b DIR [queue]\n");
 	return 2;
 }

@@ -1610,7 +1610,17 @@ static void randomized(void)
 		return;
 	}
 	if (getenv("SIM_NOFAULT")) {
-		sim_cfg_faulty(&c, &rdlm_bakery_ops);
+		/* SIM_ENGINE: another engine than the bakery */
+		const struct rdlm_engine_ops *ops = getenv("SIM_ENGINE") ?
+			rdlm_engine_find(getenv("SIM_ENGINE")) :
+			&rdlm_bakery_ops;
+
+		if (!ops)
+			return;
+		if (ops->mbox_kinds)
+			dq_cfg(&c, ops);
+		else
+			sim_cfg_faulty(&c, ops);
 		c.crashes = c.pauses = c.delay_pct = 0;
 		if (getenv("SIM_KMAX")) {
 			c.ep.kmax = 8;

@@ -1414,8 +1414,14 @@ static void handle(struct sim *s, struct ev *e)
 				s->res->mbox_lost++;
 				break;
 			}
-			if (m->value != e->rx.value || m->imm != e->rx.imm)
+			if (m->value != e->rx.value || m->imm != e->rx.imm) {
 				s->res->mbox_lost++;
+				if (getenv("SIM_DEBUG"))
+					fprintf(stderr, "t=%llu mbox lost: n%u<-n%u imm %08x value %016llx, entry now imm %08x value %016llx\n",
+						(unsigned long long)s->now, e->node, e->src, e->rx.imm,
+						(unsigned long long)e->rx.value, m->imm,
+						(unsigned long long)m->value);
+			}
 			e->rx.value = m->value;
 			e->rx.imm = m->imm;
 		}
@@ -1775,6 +1781,10 @@ int sim_run(const struct sim_cfg *cfg, struct sim_result *res)
 
 			if (n->crashed || n->paused || !c->first_start)
 				continue;
+			if (getenv("SIM_DEBUG") && res->grants < cfg->nops) {
+				fprintf(stderr, "ended waiting: ");
+				dump_stuck(s, i, c);
+			}
 			if (s->now - c->first_start > 100 * cfg->ep.lease_ns) {
 				res->stuck++;
 				if (getenv("SIM_DEBUG"))
