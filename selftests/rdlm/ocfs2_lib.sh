@@ -16,6 +16,10 @@ RDLMCTL=$REPO/userspace/rdlmctl
 # two names hardly ever share one: no table to size)
 LS_ATTRS="engine=$ENGINE atomic_mode=nic lvb_len=64 lease_us=0"
 LS_ATTRS+=" nr_reqs=16384 mailbox_slots=256"
+# a table engine (OCFS2_ENGINE=ncosed): the largest table, so that names
+# hardly share a word, and the most engine requests the mailbox allows
+[ "$ENGINE" = central ] ||
+	LS_ATTRS+=" table_size=1048576 mailbox_slots=4096"
 LS=
 STACK=pcmk
 MNT=/run/rdlm-ocfs2

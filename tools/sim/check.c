@@ -1332,6 +1332,8 @@ static int run_seeds(const char *name, struct sim_cfg *c, int nseeds)
 		if (res.violations || res.fifo_violations || res.stuck ||
 		    res.mbox_lost || res.mbox_errors || res.grants < c->nops ||
 		    (c->restart_delay && !res.restarts) ||
+		    /* an engine that converts in place must have done so */
+		    (c->convert_pct && c->ops->convert && !res.converts) ||
 		    (c->cache_ns && (!res.cache_hits || !res.cache_revoked))) {
 			printf("# %s seed %llu: %llu safety, %llu FIFO violations, %llu stuck, %llu notices lost, %llu grants, %llu restarts; replay: sim-check --seed %llu\n",
 			       name, (unsigned long long)c->seed,
