@@ -22,7 +22,7 @@ extern struct dentry *rdlm_debugfs_root;
 #define RDLM_MAX_MEMBERS	64	/* members of one lockspace */
 #define RDLM_LVB_CHUNK		16	/* LVB bytes one message carries */
 #define RDLM_MAX_SLOTS		BIT(20)		/* lock words per table */
-#define RDLM_MAX_MBOX		4096	/* mailbox slots per lockspace */
+#define RDLM_MAX_MBOX		65536	/* mailbox slots per lockspace (1 MiB) */
 #define RDLM_MAX_LOCKSPACES	64	/* enabled at the same time */
 #define RDLM_LS_NAME_MAX	64
 

@@ -42,7 +42,7 @@ refuse $L/members "$(seq -s, 1 65)"
 refuse $L/engine foo "" "bakery2"
 refuse $L/atomic_mode foo "" 1
 refuse $L/table_size 0 1048577 -1 abc
-refuse $L/mailbox_slots 0 4097
+refuse $L/mailbox_slots 0 65537
 for a in lease_us omega_ns backoff_r_us backoff_l_us kmax nr_reqs; do
 	refuse $L/$a -1 abc 99999999999
 	[ $a = lease_us ] || refuse $L/$a 0

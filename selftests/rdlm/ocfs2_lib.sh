@@ -19,7 +19,7 @@ LS_ATTRS+=" nr_reqs=16384 mailbox_slots=256"
 # a table engine (OCFS2_ENGINE=ncosed): the largest table, so that names
 # hardly share a word, and the most engine requests the mailbox allows
 [ "$ENGINE" = central ] ||
-	LS_ATTRS+=" table_size=1048576 mailbox_slots=4096"
+	LS_ATTRS+=" table_size=1048576 mailbox_slots=65536"
 LS=
 STACK=pcmk
 MNT=/run/rdlm-ocfs2

@@ -1738,6 +1738,7 @@ int main(int argc, char **argv)
 		{ "dqnl-sf 4.4: ticket FA, turn-ordered swap, failed CAS", t_dq_sf },
 		{ "ncosed 3.2.2/3.2.3: shared FA, exclusive counted at the home", t_nc_shared_then_ex },
 		{ "ncosed 3.2.1/3.2.4: shared and exclusive behind an exclusive", t_nc_behind_ex },
+		{ "ncosed: in-place conversion: up alone or counted, deadlock, NOQUEUE, cancel in the tail, down behind a successor", t_nc_convert },
 		{ "ncosed recovery: the home fences itself too, its own release in flight is void", t_nc_fence_self },
 		{ "queue engines: epoch recovery, fence, thaw, re-queue, lost", t_dq_recovery },
 		{ "queue engines: names, modes, cancel while queued", t_dq_cancel },

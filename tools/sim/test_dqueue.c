@@ -539,6 +539,107 @@ static void t_nc_behind_ex(void)
 	dqt_fini();
 }
 
+/* a shared request of @eng granted on a word the FA finds at @old */
+static struct rdlm_req *dqt_shared(struct rdlm_engine *eng, u64 old)
+{
+	struct rdlm_req *r = dqt_req(eng, RDLM_MODE_SH);
+	struct rdlm_verb v = { 0 };
+
+	dqt_lock(eng, r);
+	dqt_post(RDLM_VERB_FA, 0, &v);
+	dqt_cqe(eng, &v, old, 0);
+	CHECK(find(RDLM_ACT_GRANT, 0) && find(RDLM_ACT_GRANT, 0)->req == r);
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &v) && v.msg.type == DQ_M_SHHOLD);
+	deliver(&DH, &v, eng->p.node, 0);
+	return r;
+}
+
+/*
+ * In-place conversions: up while no exclusive is queued (our share counted
+ * with the others', the home does not tell us), a second one refused
+ * (-EDEADLK), NOQUEUE, a cancel in the tail answered by the grant; down
+ * with a successor waiting: it waits for one release more, ours.
+ */
+static void t_nc_convert(void)
+{
+	struct rdlm_verb v = { 0 }, exw = { 0 }, rel = { 0 }, g = { 0 };
+	struct rdlm_req *a, *b, *c;
+	struct rdlm_out o;
+	u32 ida;
+
+	dqt_all(&rdlm_ncosed_ops);
+	a = dqt_shared(&DA, NCW(0, 0));
+	b = dqt_shared(&DB, NCW(0, 1));
+	ida = dq(a)->id;
+	o = O(0);
+	CHECK(DA.ops->convert(&DA, a, RDLM_MODE_EX, 0, &o) == 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == NCW(0, 1) &&
+	      dq(a)->id != ida && v.arg1 == NCW(dq(a)->id, 0));
+	ida = dq(a)->id;
+	dqt_cqe(&DA, &v, NCW(0, 2), 0);		/* b holds too: again */
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == NCW(0, 2));
+	dqt_cqe(&DA, &v, NCW(0, 2), 0);		/* the tail */
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &exw) &&
+	      exw.msg.type == DQ_M_EXWAIT && exw.msg.arg == 2 &&
+	      dqt_post(RDLM_VERB_SEND, 1, &rel) && rel.msg.type == DQ_M_SHREL);
+	CHECK(!find(RDLM_ACT_GRANT, 0) && a->mode == RDLM_MODE_SH);
+	/* b converts too: an exclusive in the tail waits for b */
+	o = O(0);
+	CHECK(DB.ops->convert(&DB, b, RDLM_MODE_EX, 0, &o) == 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DB, &v, NCW(ida, 0), 0);
+	CHECK(unconverted_err() == -EDEADLK && b->mode == RDLM_MODE_SH);
+	/* the home tells b, not a, and counts a's own release */
+	deliver(&DH, &exw, 0, 0);
+	CHECK(count_msgs(DQ_M_SHBLOCK) == 1 && sent(DQ_M_SHBLOCK).node == 2);
+	deliver(&DH, &rel, 0, 0);
+	CHECK(!count_msgs(RDLM_MSG_GRANT));
+	/* in the tail a cancel cannot take a out: granted */
+	o = O(0);
+	CHECK(DA.ops->convert(&DA, a, RDLM_MODE_SH, 0, &o) == 0 && !cap.n);
+	dqt_unlock(&DB, b);
+	dqt_post(RDLM_VERB_SEND, 0, &rel);
+	deliver(&DH, &rel, 2, 0);
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &g) && g.msg.type == RDLM_MSG_GRANT &&
+	      g.node == 0 && g.msg.token == ida);
+	deliver(&DA, &g, 1, 0);
+	CHECK(find(RDLM_ACT_GRANT, 0) && find(RDLM_ACT_GRANT, 0)->mode ==
+	      RDLM_MODE_EX && a->mode == RDLM_MODE_EX);
+	/* an exclusive queues behind a, which goes down to shared */
+	c = dqt_behind(&DB, NCW(ida, 0));
+	CHECK(dqt_post(RDLM_VERB_WRITE_IMM, 0, &v) &&
+	      v.arg0 >> 56 == DQ_N_SUCC);
+	dqt_imm(&DA, &v, 2);
+	CHECK(has_notice(RDLM_NOTICE_BLOCKING));
+	o = O(0);
+	CHECK(DA.ops->convert(&DA, a, RDLM_MODE_SH, 0, &o) == 0 &&
+	      a->mode == RDLM_MODE_SH);
+	CHECK(dqt_post(RDLM_VERB_WRITE_IMM, 0, &g) &&
+	      g.arg0 >> 56 == DQ_N_GRANT && ((g.arg0 >> 32) & 0xffffff) == 1);
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &v) && v.msg.type == DQ_M_SHHOLD);
+	CHECK(!find(RDLM_ACT_GRANT, 0) && !has_notice(RDLM_NOTICE_LOST));
+	dqt_imm(&DB, &g, 0);
+	CHECK(!find(RDLM_ACT_GRANT, 0));
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &exw) &&
+	      exw.msg.type == DQ_M_EXWAIT && exw.msg.arg == 1);
+	deliver(&DH, &exw, 2, 0);
+	CHECK(!count_msgs(RDLM_MSG_GRANT));
+	dqt_unlock(&DA, a);			/* a's share: c's turn */
+	dqt_post(RDLM_VERB_SEND, 0, &rel);
+	CHECK(rel.msg.type == DQ_M_SHREL);
+	deliver(&DH, &rel, 0, 0);
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &g) && g.msg.type == RDLM_MSG_GRANT &&
+	      g.node == 2 && g.msg.token == dq(c)->id);
+	/* NOQUEUE: alone or -EAGAIN, one CAS */
+	b = dqt_shared(&DA, NCW(0, 0));
+	o = O(0);
+	CHECK(DA.ops->convert(&DA, b, RDLM_MODE_EX, RDLM_RF_NOQUEUE, &o) == 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DA, &v, NCW(0, 2), 0);
+	CHECK(unconverted_err() == -EAGAIN && dqt_posts() == 0);
+	dqt_fini();
+}
+
 /* names, modes, cancel while queued, cancel before enqueued */
 static void t_dq_cancel(void)
 {
