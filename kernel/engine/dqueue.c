@@ -521,7 +521,8 @@ void dq_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 }
 
 /**
- * dq_timer() - &rdlm_engine_ops.timer: end of a backoff on a frozen word
+ * dq_timer() - &rdlm_engine_ops.timer: end of a backoff on a frozen word,
+ * or of a held request's wait (N-CoSED's up-conversion)
  * @eng: instance
  * @req: request
  * @cookie: timer cookie
@@ -538,6 +539,8 @@ void dq_timer(struct rdlm_engine *eng, struct rdlm_req *req, u64 cookie,
 	}
 	if (dq(req)->phase == DQ_BACKOFF)
 		dq_begin(eng, req, out);
+	else if (dq(req)->phase == DQ_HELD && dqe(eng)->proto->held_timer)
+		dqe(eng)->proto->held_timer(eng, req, out);
 }
 
 /* ---- recovery: home side ---- */
@@ -822,6 +825,9 @@ static void dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 	d->nsh = 0;
 	if (d->ainf) {
 		d->restart = 1;
+		/* a conversion's atomic: the hold goes now, before our ACK */
+		if (d->phase == DQ_HELD)
+			dq_lose(eng, req, out);
 		return;
 	}
 	switch (d->phase) {

@@ -98,6 +98,7 @@ enum dq_upg {
 	DQ_UPG_CAS,	/* its CAS into the tail in flight */
 	DQ_UPG_QUEUED,	/* the tail: waiting for the home's GRANT */
 	DQ_UPG_PENDING,	/* asked for during a down-conversion: starts after */
+	DQ_UPG_POLL,	/* an exclusive queued (NODLCKWT): CAS again later */
 };
 
 /**
@@ -223,6 +224,7 @@ struct dq_eng;
  * @home_down: home side of a member death (may be NULL)
  * @held_atomic: an atomic of a held request completed, with its status
  *	(N-CoSED's conversions; may be NULL)
+ * @held_timer: a timer of a held request fired (may be NULL)
  */
 struct dq_proto {
 	void (*start)(struct rdlm_engine *eng, struct rdlm_req *req,
@@ -244,6 +246,8 @@ struct dq_proto {
 	void (*home_down)(struct rdlm_engine *eng, struct rdlm_out *out);
 	void (*held_atomic)(struct rdlm_engine *eng, struct rdlm_req *req,
 			    u8 op, int status, u64 old, struct rdlm_out *out);
+	void (*held_timer)(struct rdlm_engine *eng, struct rdlm_req *req,
+			   struct rdlm_out *out);
 };
 
 /**

@@ -176,8 +176,11 @@ static void nc_release(struct rdlm_engine *eng, struct rdlm_req *req,
 {
 	struct dq_req *d = dq(req);
 
-	if (d->upg == DQ_UPG_CAS || d->upg == DQ_UPG_QUEUED) {
+	if (d->upg == DQ_UPG_CAS || d->upg == DQ_UPG_QUEUED ||
+	    d->upg == DQ_UPG_POLL) {
 		d->cancel = 1;	/* once the up-conversion settles */
+		if (d->upg == DQ_UPG_POLL)
+			rdlm_engine_arm(eng, out, req, 0);
 		return;
 	}
 	d->upg = DQ_UPG_NONE;	/* one still to start: never mind */
@@ -353,8 +356,11 @@ static void nc_told(struct rdlm_engine *eng, u32 home, u32 slot,
 		struct rdlm_req *req = &eng->reqs[i];
 
 		if (req->busy && req->node == home && req->slot == slot &&
-		    req->mode == RDLM_MODE_SH)
+		    req->mode == RDLM_MODE_SH) {
+			/* another exclusive than the last one told of */
+			dq(req)->blocked = 0;
 			dq_blocking(eng, req, out);
+		}
 	}
 }
 
@@ -518,6 +524,7 @@ static void nc_upgrade_start(struct rdlm_engine *eng, struct rdlm_req *req,
 	/* a queue identity of its own: notices to the shared one are stale */
 	d->id = dq_mkid(eng->p.node, req->idx, e->inc[req->idx]++);
 	d->deaths = e->deaths;
+	d->tries = 0;
 	d->upg = DQ_UPG_CAS;
 	d->expect = mkword(0, 1);	/* alone, with luck */
 	dq_atomic(eng, out, req, RDLM_VERB_CAS, DQ_OP_UPG, d->expect,
@@ -560,23 +567,49 @@ static void nc_upgrade_cas(struct rdlm_engine *eng, struct rdlm_req *req,
 		return;
 	}
 	rdlm_stat_inc(&eng->stats.cas_failed);
-	if (!ex_of(old) && sh_of(old) > 1 && !d->upg_cancel && !d->cancel &&
-	    !(d->upg_flags & RDLM_RF_NOQUEUE)) {
+	if (d->upg_cancel || d->cancel) {
+		nc_unconverted(eng, req, -ECANCELED, out);
+	} else if (d->upg_flags & RDLM_RF_NOQUEUE) {
+		nc_unconverted(eng, req, -EAGAIN, out);
+	} else if (!ex_of(old) && sh_of(old)) {
 		/* other shared holders (or releases not yet counted): wait */
 		d->expect = old;
 		dq_atomic(eng, out, req, RDLM_VERB_CAS, DQ_OP_UPG, old,
 			  mkword(d->id, 0));
+	} else if (ex_of(old) && ex_of(old) != DQ_FROZEN &&
+		   !(d->upg_flags & RDLM_RF_NODLCKWT)) {
+		/*
+		 * An exclusive queued: it waits for our share, a conversion
+		 * deadlock (fs/dlm's -EDEADLK).
+		 */
+		nc_unconverted(eng, req, -EDEADLK, out);
+	} else {
+		/*
+		 * The callers resolve it (NODLCKWT: the holders were told,
+		 * one gives way), or the word is under recovery: again later.
+		 */
+		d->upg = DQ_UPG_POLL;
+		rdlm_engine_arm(eng, out, req,
+				rdlm_engine_backoff(eng, ++d->tries));
+	}
+}
+
+/* an up-conversion waiting for the tail to clear: try again */
+static void nc_held_timer(struct rdlm_engine *eng, struct rdlm_req *req,
+			  struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	if (d->upg != DQ_UPG_POLL)
+		return;
+	if (d->upg_cancel || d->cancel) {
+		nc_unconverted(eng, req, -ECANCELED, out);
 		return;
 	}
-	/*
-	 * An exclusive queued: it waits for our share (a conversion
-	 * deadlock: fs/dlm's -EDEADLK, the callers resolve it with
-	 * NODLCKWT), or the word is under recovery.
-	 */
-	nc_unconverted(eng, req, d->upg_cancel ? -ECANCELED :
-		       ex_of(old) && ex_of(old) != DQ_FROZEN &&
-		       !(d->upg_flags & RDLM_RF_NOQUEUE) ? -EDEADLK : -EAGAIN,
-		       out);
+	d->upg = DQ_UPG_CAS;
+	d->expect = mkword(0, 1);
+	dq_atomic(eng, out, req, RDLM_VERB_CAS, DQ_OP_UPG, d->expect,
+		  mkword(d->id, 0));
 }
 
 /* the home counted every shared release: exclusive in place */
@@ -668,6 +701,8 @@ static int nc_convert(struct rdlm_engine *eng, struct rdlm_req *req, u8 mode,
 		if (mode != req->mode)
 			return -EBUSY;
 		d->upg_cancel = 1;
+		if (d->upg == DQ_UPG_POLL)
+			rdlm_engine_arm(eng, out, req, 0);	/* answer soon */
 		return 0;
 	}
 	if (mode == RDLM_MODE_EX && req->mode == RDLM_MODE_SH) {
@@ -701,6 +736,7 @@ static const struct dq_proto nc_proto = {
 	.fence = nc_fence,
 	.home_down = nc_home_down,
 	.held_atomic = nc_held_atomic,
+	.held_timer = nc_held_timer,
 };
 
 static int nc_init(struct rdlm_engine *eng)

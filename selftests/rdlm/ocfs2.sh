@@ -231,21 +231,26 @@ barrier plock-intdone 300
 # two conflicting holders inside at once; then the same without locks
 # (the control) must find violations
 secs=${PLOCK_SECS:-8}
+pids=
 for i in 1 2; do
 	$PH stress $PL $secs 16 4 >$F.st$ME.$i 2>&1 &
+	pids+=" $!"
 done
-st=0
-for i in 1 2; do
-	wait -n || st=1
+for p in $pids; do
+	bounded $p $((secs + 120)) \
+		"fcntl locks: stress found violations or errors ($F.st$ME.*)"
 done
 cat $F.st$ME.*
-[ "$st" = 0 ] || fail "fcntl locks: stress found violations or errors"
 echo "node$ME: fcntl lock stress: $(awk '{ n += $2 } END { print n }' $F.st$ME.*) locks, no violation"
 barrier plock-stress 300
+pids=
 for i in 1 2; do
 	$PH stress $PL 3 16 4 nolock >$F.nl$ME.$i 2>&1 &
+	pids+=" $!"
 done
-wait
+for p in $pids; do
+	bounded $p 120 "the control without locks"
+done
 barrier plock-control 300
 if [ "$ME" = 1 ]; then
 	v=$(cat $F.nl*.* | awk '{ n += $10 } END { print n }')

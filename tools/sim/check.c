@@ -1557,7 +1557,7 @@ static int restart6_seeds(void)
 	for (i = 0; i < (int)ARRAY_SIZE(seeds); i++) {
 		cfg_restart(&c, &rdlm_ncosed_ops, RDLM_ATOMIC_NIC);
 		c.crashes = 6;
-		c.quiet = true;
+		c.quiet = !getenv("SIM_DEBUG");
 		c.seed = seeds[i];
 		if (sim_run(&c, &res))
 			return 1;
@@ -1569,6 +1569,8 @@ static int restart6_seeds(void)
 			       (unsigned long long)res.stuck,
 			       (unsigned long long)res.grants,
 			       (unsigned long long)res.restarts);
+			if (res.first_violation[0])
+				printf("#   %s\n", res.first_violation);
 			bad = 1;
 		}
 		sim_result_free(&res);

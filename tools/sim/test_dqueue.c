@@ -557,14 +557,16 @@ static struct rdlm_req *dqt_shared(struct rdlm_engine *eng, u64 old)
 /*
  * In-place conversions: up while no exclusive is queued (our share counted
  * with the others', the home does not tell us), a second one refused
- * (-EDEADLK), NOQUEUE, a cancel in the tail answered by the grant; down
+ * (-EDEADLK) or trying again until cancelled (NODLCKWT), NOQUEUE, a cancel in the tail answered by the grant; down
  * with a successor waiting: it waits for one release more, ours.
  */
 static void t_nc_convert(void)
 {
 	struct rdlm_verb v = { 0 }, exw = { 0 }, rel = { 0 }, g = { 0 };
+	const struct rdlm_action *t;
 	struct rdlm_req *a, *b, *c;
 	struct rdlm_out o;
+	u64 cookie;
 	u32 ida;
 
 	dqt_all(&rdlm_ncosed_ops);
@@ -589,6 +591,29 @@ static void t_nc_convert(void)
 	dqt_post(RDLM_VERB_CAS, 0, &v);
 	dqt_cqe(&DB, &v, NCW(ida, 0), 0);
 	CHECK(unconverted_err() == -EDEADLK && b->mode == RDLM_MODE_SH);
+	/* with NODLCKWT b tries again later, until it gives way (cancel) */
+	o = O(0);
+	CHECK(DB.ops->convert(&DB, b, RDLM_MODE_EX, RDLM_RF_NODLCKWT, &o) == 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DB, &v, NCW(ida, 0), 0);
+	t = find(RDLM_ACT_TIMER, 0);
+	CHECK(t && unconverted_err() == 1);
+	cookie = t ? t->cookie : 0;
+	o = O(0);
+	DB.ops->timer(&DB, b, cookie, &o);	/* still the tail: again */
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == NCW(0, 1));
+	dqt_cqe(&DB, &v, NCW(ida, 0), 0);
+	t = find(RDLM_ACT_TIMER, 0);
+	CHECK(t && t->cookie != cookie);
+	o = O(0);
+	CHECK(DB.ops->convert(&DB, b, RDLM_MODE_SH, 0, &o) == 0);
+	t = find(RDLM_ACT_TIMER, 0);
+	CHECK(t && t->delay_ns == 0);
+	cookie = t ? t->cookie : 0;
+	o = O(0);
+	DB.ops->timer(&DB, b, cookie, &o);
+	CHECK(unconverted_err() == -ECANCELED && b->mode == RDLM_MODE_SH &&
+	      !dqt_posts());
 	/* the home tells b, not a, and counts a's own release */
 	deliver(&DH, &exw, 0, 0);
 	CHECK(count_msgs(DQ_M_SHBLOCK) == 1 && sent(DQ_M_SHBLOCK).node == 2);
