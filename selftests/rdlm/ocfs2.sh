@@ -37,7 +37,7 @@ if [ "$OCFS2_NODES" -lt "$NODES" ]; then
 fi
 CONF=$(mktemp /tmp/ocfs2-rdlm.XXXXXX.conf)
 grep "^node " "$REPO/tools/cluster/cluster.conf" | head -n "$NODES" >"$CONF"
-fabric_test ocfs2 "$CONF"
+fabric_test "${O2_OUT##*/}" "$CONF"
 
 trap ocfs2_cleanup EXIT
 
@@ -52,10 +52,10 @@ ocfs2_mount
 barrier ocfs2-mounted 300
 # 0. read only: every node lists the new file system alike
 ls -la --time-style=+ $MNT >/tmp/ocfs2.ls0 || fail "ls $MNT"
-sed 's/  */ /g' /tmp/ocfs2.ls0 >"$RDLM_OUT/ocfs2.ls0.$ME"
+sed 's/  */ /g' /tmp/ocfs2.ls0 >"$O2_OUT.ls0.$ME"
 df $MNT >/dev/null || fail "df $MNT"
 barrier ocfs2-listed 300
-diff -u "$RDLM_OUT/ocfs2.ls0.1" "$RDLM_OUT/ocfs2.ls0.$ME" ||
+diff -u "$O2_OUT.ls0.1" "$O2_OUT.ls0.$ME" ||
 	fail "ls of the new file system: node1 and node$ME differ"
 echo "node$ME: the new file system lists alike on node1 and here"
 
@@ -71,9 +71,9 @@ unpack()
 		tar -x -C $tmp "$SRC_PART" 2>$tmp.err
 	[ -d "$tmp/$SRC_PART" ] || { cat $tmp.err; return 1; }
 	(cd $tmp && find "$SRC_PART" -type f -print0 | sort -z |
-		xargs -0 sha256sum) >"$RDLM_OUT/ocfs2.sums" || return 1
+		xargs -0 sha256sum) >"$O2_OUT.sums" || return 1
 	tar -C $tmp -cf - "$SRC_PART" | tar -x -C $MNT || return 1
-	echo "node1: unpacked $(wc -l <"$RDLM_OUT/ocfs2.sums") files of $SRC_PART"
+	echo "node1: unpacked $(wc -l <"$O2_OUT.sums") files of $SRC_PART"
 }
 
 # 1. node 1 alone writes (the others have the file system mounted)
@@ -93,9 +93,9 @@ barrier ocfs2-single 900
 T0=$(date +%s%N)
 if [ "$ME" != 1 ]; then
 	check 1 $MNT/shared $MNT/own1
-	(cd $MNT && sha256sum --quiet -c "$RDLM_OUT/ocfs2.sums") ||
+	(cd $MNT && sha256sum --quiet -c "$O2_OUT.sums") ||
 		fail "node1's source tree differs here"
-	echo "node$ME: node1's files and $(wc -l <"$RDLM_OUT/ocfs2.sums") source files read back alike in $(ms "$T0") ms"
+	echo "node$ME: node1's files and $(wc -l <"$O2_OUT.sums") source files read back alike in $(ms "$T0") ms"
 fi
 barrier ocfs2-read 900
 
@@ -113,10 +113,10 @@ for ((n = 1; n <= NODES; n++)); do
 	check $n $MNT/conc $MNT/cown$n
 done
 ls -la --time-style=+ $MNT/conc >/tmp/ocfs2.ls || fail "ls $MNT/conc"
-sed 's/  */ /g' /tmp/ocfs2.ls >"$RDLM_OUT/ocfs2.ls.$ME"
+sed 's/  */ /g' /tmp/ocfs2.ls >"$O2_OUT.ls.$ME"
 barrier ocfs2-checked 600
 for ((n = 2; n <= NODES; n++)); do
-	diff -u "$RDLM_OUT/ocfs2.ls.1" "$RDLM_OUT/ocfs2.ls.$n" ||
+	diff -u "$O2_OUT.ls.1" "$O2_OUT.ls.$n" ||
 		fail "ls of the shared directory: node1 and node$n differ"
 done
 echo "node$ME: cross-node checks done in $(ms "$T1") ms"
@@ -126,7 +126,7 @@ echo "node$ME: $(cat /sys/kernel/debug/rdlm/lockspaces 2>/dev/null | grep "$LS" 
 # plock, that is rdlm_posix_lock() (Documentation/range-locks.rst)
 PL=$MNT/plock
 PH=./plock_helper
-F=$RDLM_OUT/plock
+F=$O2_OUT-plock
 rm -f $F.*
 barrier plock-start 120
 if [ "$ME" = 1 ]; then

@@ -21,6 +21,9 @@ LS_ATTRS+=" nr_reqs=16384 mailbox_slots=256"
 [ "$ENGINE" = central ] ||
 	LS_ATTRS+=" table_size=1048576 mailbox_slots=65536"
 LS=
+# this run's files in the cluster's shared output directory: ocfs2.sh on
+# another engine runs in the same boot, and must not see central's
+O2_OUT=$RDLM_OUT/ocfs2$([ "$ENGINE" = central ] || echo "-$ENGINE")
 STACK=pcmk
 MNT=/run/rdlm-ocfs2
 FILES=${OCFS2_FILES:-20}
@@ -60,11 +63,11 @@ ocfs2_dump()
 		echo "node$ME: $f (busy or blocked lock resources):"
 		# name level flags action unlock_action ro ex requested blocking
 		awk '/^0x/ { print $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$f" | head -n 200
-		cp "$f" "$RDLM_OUT/ocfs2-locking.$ME"
+		cp "$f" "$O2_OUT-locking.$ME"
 	done
 	# the whole lock table goes to the host (hundreds of cached locks);
 	# the log gets the locks that wait or convert
-	cp "$DBG/ls/$LS" "$RDLM_OUT/ocfs2-ls.$ME" 2>/dev/null
+	cp "$DBG/ls/$LS" "$O2_OUT-ls.$ME" 2>/dev/null
 	grep -v "^lock .* granted " "$DBG/ls/$LS" 2>/dev/null | head -n 100
 	echo w >/proc/sysrq-trigger
 	sleep 1
@@ -137,10 +140,10 @@ ocfs2_mkfs()
 		sync
 		# OCFS2 names its lockspace after the UUID: 32 upper-case hex
 		tunefs.ocfs2 -Q '%U\n' "$DISK" | tr -d -- '-\n' | tr a-f A-F \
-			>"$RDLM_OUT/ocfs2.uuid" || fail "tunefs.ocfs2 -Q %U"
+			>"$O2_OUT.uuid" || fail "tunefs.ocfs2 -Q %U"
 	fi
 	barrier ocfs2-mkfs 300
-	LS=$(cat "$RDLM_OUT/ocfs2.uuid")
+	LS=$(cat "$O2_OUT.uuid")
 	[[ "$LS" =~ ^[0-9A-F]{32}$ ]] || fail "file system UUID '$LS'"
 	FABRIC_LS=$LS
 }

@@ -1,0 +1,7 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# ocfs2.sh on a queue engine: OCFS2 over rdlm with the N-CoSED engine
+# (shared and exclusive distributed queues of RDMA atomics; PR to EX
+# converted in place, Documentation/queue-engines.rst), the same workload,
+# cross-node checks, POSIX locks and fsck (Documentation/ocfs2.rst).
+OCFS2_ENGINE=ncosed exec ./ocfs2.sh "$@"
