@@ -291,7 +291,10 @@ static void nc_notice(struct rdlm_engine *eng, struct rdlm_req *req, u8 kind,
 		d->has_succ = 1;
 		d->succ = sender;
 		d->succ_arg = arg;
-		/* (a down-conversion's successor waits for us; an up one tells once granted) */
+		/*
+		 * a down-conversion's successor waits for our share; an
+		 * up-conversion tells once granted
+		 */
 		if (d->phase == DQ_HELD && !d->upg)
 			dq_blocking(eng, req, out);
 		if (d->phase == DQ_RELWAIT || d->down)
