@@ -448,6 +448,18 @@ int dq_unlock(struct rdlm_engine *eng, struct rdlm_req *req,
 
 /* ---- completions ---- */
 
+/*
+ * A GRANT or SHGRANT notice passes the lock on: lost, it breaks the queue
+ * whatever the sender does since (an N-CoSED down-conversion sends them
+ * while it holds on, and may take a new identity right after).
+ */
+static bool dq_note_passes(u64 cookie)
+{
+	u8 kind = (u8)(cookie >> 8);
+
+	return kind == DQ_N_GRANT || kind == DQ_N_SHGRANT;
+}
+
 static void dq_home_complete(struct rdlm_engine *eng,
 			     const struct rdlm_cqe *cqe, struct rdlm_out *out);
 
@@ -502,9 +514,10 @@ void dq_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 			dqe(eng)->proto->atomic_done(eng, req, op, cqe->value,
 						     out);
 	} else if (cqe->status && op == DQ_OP_NOTE &&
-		   (u32)(cqe->cookie >> 32) == d->id &&
-		   (d->phase == DQ_WAIT || d->phase == DQ_FINISH ||
-		    d->phase == DQ_REL || d->phase == DQ_RELWAIT)) {
+		   (dq_note_passes(cqe->cookie) ||
+		    ((u32)(cqe->cookie >> 32) == d->id &&
+		     (d->phase == DQ_WAIT || d->phase == DQ_FINISH ||
+		      d->phase == DQ_REL || d->phase == DQ_RELWAIT)))) {
 		/*
 		 * The neighbour we wrote to is gone, or our connection to it
 		 * is: the queue is broken.  A release CAS may be in flight

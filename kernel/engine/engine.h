@@ -403,7 +403,8 @@ struct rdlm_engine;
  *	RDLM_RF_NOQUEUE or RDLM_RF_NODLCKWT in @flags. The hold stays while
  *	an up-conversion waits; it ends with GRANT in the new mode, or with
  *	NOTICE_UNCONVERTED and the hold as it was (-EDEADLK: another
- *	up-conversion waits and no NODLCKWT, -EAGAIN: NOQUEUE and it would
+ *	up-conversion waits, or on a queue engine an exclusive request
+ *	queued before it, and no NODLCKWT, -EAGAIN: NOQUEUE and it would
  *	wait, -ECANCELED, -ENOLCK: the home no longer knows the hold).
  *	Converting to the held mode while an up-conversion waits cancels it;
  *	a down-conversion takes effect at once and emits nothing but verbs.

@@ -528,6 +528,8 @@ static void nc_upgrade_start(struct rdlm_engine *eng, struct rdlm_req *req,
 	d->id = dq_mkid(eng->p.node, req->idx, e->inc[req->idx]++);
 	d->deaths = e->deaths;
 	d->tries = 0;
+	d->has_succ = 0;
+	d->nsh = 0;
 	d->upg = DQ_UPG_CAS;
 	d->expect = mkword(0, 1);	/* alone, with luck */
 	dq_atomic(eng, out, req, RDLM_VERB_CAS, DQ_OP_UPG, d->expect,
@@ -583,7 +585,9 @@ static void nc_upgrade_cas(struct rdlm_engine *eng, struct rdlm_req *req,
 		   !(d->upg_flags & RDLM_RF_NODLCKWT)) {
 		/*
 		 * An exclusive queued: it waits for our share, a conversion
-		 * deadlock (fs/dlm's -EDEADLK).
+		 * deadlock (fs/dlm's -EDEADLK); or it is a release on its way
+		 * (its CAS behind its grant of our share): refused all the
+		 * same (Documentation/queue-engines.rst).
 		 */
 		nc_unconverted(eng, req, -EDEADLK, out);
 	} else {

@@ -643,6 +643,9 @@ static void t_nc_convert(void)
 	      g.arg0 >> 56 == DQ_N_GRANT && ((g.arg0 >> 32) & 0xffffff) == 1);
 	CHECK(dqt_post(RDLM_VERB_SEND, 0, &v) && v.msg.type == DQ_M_SHHOLD);
 	CHECK(!find(RDLM_ACT_GRANT, 0) && !has_notice(RDLM_NOTICE_LOST));
+	/* had that hand-over failed, the queue would be broken: recovered */
+	dqt_cqe(&DA, &g, 0, -ENOTCONN);
+	CHECK(count_msgs(DQ_M_RECOVER) == 1);
 	dqt_imm(&DB, &g, 0);
 	CHECK(!find(RDLM_ACT_GRANT, 0));
 	CHECK(dqt_post(RDLM_VERB_SEND, 0, &exw) &&
