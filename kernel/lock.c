@@ -617,7 +617,7 @@ static void rdlm_slot_downgrade(struct rdlm_lockspace *ls,
 {
 	struct rdlm_out out = rdlm_ls_out(ls);
 
-	if (!ls->eng.ops->convert || s->state != RDLM_SLOT_OWNED ||
+	if (!rdlm_engine_converts(&ls->eng) || s->state != RDLM_SLOT_OWNED ||
 	    s->own_mode != RDLM_MODE_EX || s->lost || s->upgrading)
 		return;
 	if (ls->eng.ops->convert(&ls->eng, s->req, RDLM_MODE_SH, 0, &out))
@@ -649,7 +649,7 @@ static bool rdlm_home_awaited(struct rdlm_lockspace *ls, u32 home)
 static bool rdlm_slot_may_upgrade(struct rdlm_lockspace *ls,
 				  struct rdlm_slot *s)
 {
-	return ls->eng.ops->convert && s->state == RDLM_SLOT_OWNED &&
+	return rdlm_engine_converts(&ls->eng) && s->state == RDLM_SLOT_OWNED &&
 	       !rdlm_home_awaited(ls, s->home) &&
 	       s->own_mode == RDLM_MODE_SH && !s->lost && !s->upgrading &&
 	       !s->upgrade_refused;
@@ -1764,7 +1764,8 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 	 * (then give the lock up or convert from NL). NOQUEUE just fails.
 	 */
 	demote = lkb->grmode > RDLM_LOCK_NL && s->state == RDLM_SLOT_OWNED &&
-		 !rdlm_covers(s->own_mode, mode) && !ls->eng.ops->convert;
+		 !rdlm_covers(s->own_mode, mode) &&
+		 !rdlm_engine_converts(&ls->eng);
 	if (demote && !(flags & (RDLM_LKF_CONVDEADLK | RDLM_LKF_NOQUEUE)))
 		goto out;
 	rdlm_lkb_set_cbs(lkb, ast, arg, bast, bast_arg);

@@ -24,6 +24,18 @@
  * BLOCKING once to every other member, so that holders granted before it
  * took its ticket hear of it too (a member without a request on the word
  * ignores it). Holders that cache locks depend on hearing of every waiter.
+ *
+ * Without leases (no_lease, not in the paper): holds last until released,
+ * for callers that cache locks as long as they like (OCFS2).  A waiter
+ * whose word stalls then cannot tell a dead holder from a slow one by the
+ * clock; it takes a census instead: it asks every live member which of
+ * the tickets ahead of its own it still has, and adds the units nobody
+ * claims (a dead member's, or an orphan of a failed verb) to the n
+ * counters with one CAS, as if they had been released.  Holds convert in
+ * place: shared to exclusive takes an exclusive ticket and gives back our
+ * shared units in one CAS, only while no exclusive ticket is outstanding
+ * (none can then come before ours); exclusive to shared is the mirror, only
+ * while no exclusive waits behind us (else the hold stays exclusive).
  */
 #include "engine.h"
 
@@ -63,12 +75,29 @@ enum bk_phase {
 	BK_ZERO,	/* CAS to zero in flight */
 	BK_ZWAIT,	/* backoff before the next CAS to zero */
 	BK_FINISH,	/* DONE once nothing is in flight */
+	BK_CENSUS,	/* census: waiting for the members' counts */
+	BK_CREAD,	/* census: READ of the word in flight */
+};
+
+/* conversions in place (no_lease) */
+enum bk_conv {
+	BK_CV_NONE = 0,
+	BK_CV_CAS,	/* up: CAS taking the exclusive ticket in flight */
+	BK_CV_POLL,	/* up: backoff before that CAS again */
+	BK_CV_QUEUED,	/* up: exclusive ticket taken, waits for its turn */
+	BK_CV_DOWN,	/* down: CAS swapping the tickets in flight */
 };
 
 /* verb cookies */
 enum {
-	CK_FA = 1, CK_UNDO, CK_OCAS, CK_READ, CK_RCAS, CK_REL, CK_ZERO, CK_SKIP
+	CK_FA = 1, CK_UNDO, CK_OCAS, CK_READ, CK_RCAS, CK_REL, CK_ZERO, CK_SKIP,
+	CK_CENSUS, CK_CREAD, CK_CCAS, CK_UPCAS, CK_DOWNCAS
 };
+
+/* messages of the census (no_lease) */
+#define BK_M_CENSUS	(RDLM_MSG_ENGINE + 0)	/* which tickets ahead are yours? */
+#define BK_M_COUNT	(RDLM_MSG_ENGINE + 1)	/* these many units, per class */
+#define BK_COUNT_BITS	20
 
 #define BKF_RESETFROM	0x01	/* our ticket reached COUNT_MAX */
 #define BKF_CANCEL	0x02
@@ -78,16 +107,29 @@ enum {
 #define BKF_POLLING	0x20	/* READ in flight while held (update) */
 #define BKF_ANNOUNCED	0x40	/* told the other members we wait */
 #define BKF_TOLD	0x80	/* a waiter announced itself before our grant */
+#define BKF_CZERO	0x100	/* census for the reset to zero */
+#define BKF_CNOW	0x200	/* a member died: census at the next look */
+#define BKF_CBUSY	0x400	/* a census answer said "ticket in flight" */
+#define BKF_UPPEND	0x800	/* up-conversion asked during a down CAS */
+#define BKF_CVCANCEL	0x1000	/* the up-conversion is cancelled */
+#define BKF_CVNOQ	0x2000	/* up-conversion with NOQUEUE */
+#define BKF_CVNODL	0x4000	/* up-conversion with NODLCKWT */
 
 struct bk_req {
 	u8 phase;
 	u8 cls;
 	u8 stage;	/* 0 waiting, 1 granted (read for update), 2 write */
-	u8 flags;
+	u8 conv;	/* &enum bk_conv */
+	u16 flags;
 	u16 k;
 	u16 outstanding;
+	u16 census_wait;/* census answers still to come */
 	u32 attempts;
 	u32 zero_tries;
+	u32 census_seq;
+	u32 census_n;	/* censuses of this stall that found nobody dead */
+	u64 census_from;/* members that answered */
+	u32 live[3];	/* units ahead claimed by the answers, per class */
 	u64 ticket;	/* word value returned by our ticket FA */
 	u64 last_n;	/* n counters of the latest observation */
 	u64 stall_since;/* when last_n was first seen (completion time) */
@@ -172,6 +214,22 @@ static bool bk_overflowed(const struct rdlm_engine *eng, u64 v)
 	return false;
 }
 
+/*
+ * The word as it is when only our hold is left on it: every class done up
+ * to its max but ours, which misses our own k.
+ */
+static u64 bk_only_us(const struct bk_layout *l, const struct bk_req *b,
+		      u64 v)
+{
+	return bk_all_done(l, v) - ((u64)b->k << l->nsh[b->cls]);
+}
+
+/* The word when only our hold is on it and nobody came after us. */
+static u64 bk_quiet(const struct bk_layout *l, const struct bk_req *b)
+{
+	return bk_only_us(l, b, b->ticket + ((u64)b->k << l->msh[b->cls]));
+}
+
 /* Classes whose n counter a request of class @cls (at @stage) waits for. */
 static bool bk_waits_on(int cls, int stage, int c)
 {
@@ -227,6 +285,25 @@ static void bk_post(struct rdlm_engine *eng, struct rdlm_req *req,
 	rdlm_engine_post(eng, out, &v);
 }
 
+static void bk_send(struct rdlm_engine *eng, struct rdlm_out *out,
+		    struct rdlm_req *req, u32 node, const struct rdlm_msg *m)
+{
+	struct rdlm_verb v;
+
+	memset(&v, 0, sizeof(v));
+	v.kind = RDLM_VERB_SEND;
+	v.node = node;
+	v.slot = m->slot;
+	v.msg = *m;
+	v.msg.src = eng->p.node;
+	if (req) {
+		v.req = req;
+		v.cookie = CK_CENSUS;
+		bk(req)->outstanding++;
+	}
+	rdlm_engine_post(eng, out, &v);
+}
+
 static void bk_disarm(struct rdlm_req *req)
 {
 	req->timer_cookie++;
@@ -278,6 +355,9 @@ static int bk_lock(struct rdlm_engine *eng, struct rdlm_req *req,
 		return -EOPNOTSUPP;
 	if (k > eng->p.kmax || k >= bk_cmax(eng))
 		return -EINVAL;
+	/* the census knows 64 members; update locks need leases */
+	if (eng->p.no_lease && (eng->p.update_locks || eng->p.nr_nodes > 64))
+		return -EOPNOTSUPP;
 	if (b->phase != BK_IDLE)
 		return -EBUSY;
 	memset(b, 0, sizeof(*b));
@@ -327,14 +407,31 @@ static void bk_release(struct rdlm_engine *eng, struct rdlm_req *req,
 		(u64)b->k << l->nsh[b->cls], 0, CK_REL);
 }
 
+/*
+ * The hold is gone (lease over, or its word is not known any more): an
+ * up-conversion under way ends first; if unlock was asked for meanwhile,
+ * it just ends.  A census no longer counts it.
+ */
 static void bk_lose(struct rdlm_engine *eng, struct rdlm_req *req,
 		    struct rdlm_out *out)
 {
 	struct bk_req *b = bk(req);
+	u8 conv = b->conv;
 
 	if (b->flags & BKF_LOST)
 		return;
 	b->flags |= BKF_LOST;
+	b->phase = BK_HELD;
+	b->conv = BK_CV_NONE;
+	if (b->flags & BKF_CANCEL) {
+		bk_finish(eng, req, out);
+		return;
+	}
+	if (conv == BK_CV_CAS || conv == BK_CV_POLL || conv == BK_CV_QUEUED ||
+	    (b->flags & BKF_UPPEND))
+		rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
+				 RDLM_NOTICE_UNCONVERTED, (u64)(s64)-ENOLCK);
+	b->flags &= ~BKF_UPPEND;
 	rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req, RDLM_NOTICE_LOST, 0);
 }
 
@@ -355,6 +452,10 @@ static void bk_arm_held(struct rdlm_engine *eng, struct rdlm_req *req,
 	struct bk_req *b = bk(req);
 	u64 d = b->lease_end > out->now ? b->lease_end - out->now : 0;
 
+	if (eng->p.no_lease) {
+		bk_disarm(req);		/* no lease, no update locks */
+		return;
+	}
 	if (b->stage == 1 && !(b->flags & BKF_LOST)) {
 		u64 p = bk_poll_delay(eng, wait_count);
 
@@ -371,10 +472,19 @@ static void bk_grant(struct rdlm_engine *eng, struct rdlm_req *req,
 	struct bk_req *b = bk(req);
 	int c;
 
-	b->lease_end = lease_start + eng->p.lease_ns * b->k;
+	bool conv = b->conv == BK_CV_QUEUED;
+
+	b->lease_end = eng->p.no_lease ? U64_MAX :
+		       lease_start + eng->p.lease_ns * b->k;
 	b->attempts = 0;
+	b->conv = BK_CV_NONE;
+	b->census_n = 0;
+	b->flags &= ~(BKF_CNOW | BKF_CVCANCEL);
+	if (conv)
+		req->mode = RDLM_MODE_EX;
 	if (b->flags & BKF_CANCEL) {
-		bk_fail(eng, req, out, -ECANCELED);
+		if (!conv)	/* unlocked while converting: just released */
+			bk_fail(eng, req, out, -ECANCELED);
 		bk_release(eng, req, out);
 		return;
 	}
@@ -409,6 +519,11 @@ static void bk_grant(struct rdlm_engine *eng, struct rdlm_req *req,
 	bk_arm_held(eng, req, out, bk_wait_count(l, b->ticket, v));
 }
 
+static void bk_census_answer(struct rdlm_engine *eng, const struct rdlm_msg *m,
+			     struct rdlm_out *out);
+static void bk_census_count(struct rdlm_engine *eng, const struct rdlm_msg *m,
+			    struct rdlm_out *out);
+
 /* BLOCKING from a waiter: our requests on its word hold it up. */
 static void bk_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 		    struct rdlm_out *out)
@@ -416,8 +531,18 @@ static void bk_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	const struct rdlm_msg *m = &rx->msg;
 	u32 i;
 
-	if (rx->kind != RDLM_VERB_SEND || m->type != RDLM_MSG_BLOCKING ||
-	    m->slot >= eng->p.nr_slots || m->arg >= eng->p.nr_nodes)
+	if (rx->kind != RDLM_VERB_SEND || m->slot >= eng->p.nr_slots ||
+	    m->src >= eng->p.nr_nodes || m->src == eng->p.node)
+		return;
+	if (m->type == BK_M_CENSUS && m->arg < eng->p.nr_nodes) {
+		bk_census_answer(eng, m, out);
+		return;
+	}
+	if (m->type == BK_M_COUNT) {
+		bk_census_count(eng, m, out);
+		return;
+	}
+	if (m->type != RDLM_MSG_BLOCKING || m->arg >= eng->p.nr_nodes)
 		return;
 	for (i = 0; i < eng->p.nr_reqs; i++) {
 		struct rdlm_req *req = &eng->reqs[i];
@@ -487,6 +612,23 @@ static bool bk_skipped(struct rdlm_engine *eng, struct bk_req *b, u64 v)
 	return false;
 }
 
+static void bk_census(struct rdlm_engine *eng, struct rdlm_req *req,
+		      struct rdlm_out *out, bool zero);
+
+/*
+ * No leases: a stalled word is looked into by a census, after twice the
+ * lease, then after twice as long each time it found everyone alive, and
+ * at once after a member died.
+ */
+static bool bk_census_due(struct rdlm_engine *eng, struct bk_req *b,
+			  struct rdlm_out *out)
+{
+	u32 n = b->census_n < 6 ? b->census_n : 6;
+
+	return (b->flags & BKF_CNOW) ||
+	       out->now - b->stall_since >= (2 * eng->p.lease_ns) << n;
+}
+
 /* Algorithm 2: one observation @v of the word, read by a verb issued at @issue. */
 static void bk_observe(struct rdlm_engine *eng, struct rdlm_req *req,
 		       struct rdlm_out *out, u64 v, u64 issue)
@@ -513,7 +655,12 @@ static void bk_observe(struct rdlm_engine *eng, struct rdlm_req *req,
 	b->prev_issue = issue;
 	wc = bk_wait_count(l, b->ticket, v);
 	f = wc < 1 ? 1 : wc > eng->p.kmax ? eng->p.kmax : wc;
-	if (out->now - b->stall_since >= 2 * eng->p.lease_ns * f) {
+	if (eng->p.no_lease) {
+		if (bk_census_due(eng, b, out)) {
+			bk_census(eng, req, out, false);
+			return;
+		}
+	} else if (out->now - b->stall_since >= 2 * eng->p.lease_ns * f) {
 		/*
 		 * Everyone before us is presumed dead.  An exclusive waiter
 		 * skips them and itself, and fails (Algorithm 2, line 15).
@@ -540,6 +687,231 @@ static void bk_observe(struct rdlm_engine *eng, struct rdlm_req *req,
 	}
 	b->phase = BK_WAIT;
 	rdlm_engine_arm(eng, out, req, bk_poll_delay(eng, wc));
+}
+
+/* Does @b hold a ticket whose units it has not given back? */
+static bool bk_claims(const struct bk_req *b)
+{
+	if (b->flags & BKF_LOST)
+		return false;
+	switch (b->phase) {
+	case BK_WAIT:
+	case BK_READ:
+	case BK_RCAS:
+	case BK_CENSUS:
+	case BK_CREAD:
+	case BK_HELD:
+	case BK_REL:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Count the units this node's requests other than @self hold on word
+ * (@home, @slot) ahead of the max counters of @t, per class, not given
+ * back yet.  A request whose ticket is still in flight might be ahead:
+ * then the count is no good (*busy).
+ */
+static void bk_count_live(struct rdlm_engine *eng, struct rdlm_req *self,
+			  u32 home, u32 slot, u64 t, u32 *live, bool *busy)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	u32 i;
+
+	for (i = 0; i < eng->p.nr_reqs; i++) {
+		struct rdlm_req *req = &eng->reqs[i];
+		struct bk_req *b = bk(req);
+
+		if (!req->busy || req == self || req->node != home ||
+		    req->slot != slot)
+			continue;
+		if (b->phase == BK_FA || b->conv == BK_CV_CAS ||
+		    b->conv == BK_CV_DOWN) {
+			*busy = true;
+			continue;
+		}
+		if (bk_claims(b) && mv(l, b->ticket, b->cls) < mv(l, t, b->cls))
+			live[b->cls] += b->k;
+	}
+}
+
+/* a census that cannot conclude: look again after a poll */
+static void bk_census_abort(struct rdlm_engine *eng, struct rdlm_req *req,
+			    struct rdlm_out *out)
+{
+	struct bk_req *b = bk(req);
+
+	b->census_seq++;
+	if (b->flags & BKF_CZERO) {
+		b->phase = BK_ZWAIT;
+		rdlm_engine_arm(eng, out, req, rdlm_engine_backoff(eng, 1));
+		return;
+	}
+	b->phase = BK_WAIT;
+	rdlm_engine_arm(eng, out, req, bk_poll_delay(eng, 1));
+}
+
+/*
+ * Ask every live member for the units it holds ahead of our ticket (of
+ * everyone's, @zero: we reset the word to zero and wait for all done).
+ */
+static void bk_census(struct rdlm_engine *eng, struct rdlm_req *req,
+		      struct rdlm_out *out, bool zero)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+	u64 t = zero ? b->legit : b->ticket;
+	struct rdlm_msg m;
+	u32 n;
+
+	b->flags &= ~(BKF_CNOW | BKF_CBUSY | BKF_CZERO);
+	if (zero)
+		b->flags |= BKF_CZERO;
+	b->census_seq++;
+	b->census_from = 0;
+	b->census_wait = 0;
+	memset(b->live, 0, sizeof(b->live));
+	memset(&m, 0, sizeof(m));
+	m.type = BK_M_CENSUS;
+	m.slot = req->slot;
+	m.arg = req->node;
+	m.token = t & ~bk_nbits(l, ~0ULL);
+	m.reqid = rdlm_req_id(req);
+	m.arg2 = b->census_seq;
+	b->phase = BK_CENSUS;
+	for (n = 0; n < eng->p.nr_nodes; n++) {
+		if (n == eng->p.node || (eng->down & BIT_ULL(n)))
+			continue;
+		b->census_wait++;
+		bk_send(eng, out, req, n, &m);
+	}
+	if (!b->census_wait) {
+		b->phase = BK_CREAD;
+		bk_post(eng, req, out, RDLM_VERB_READ, 0, 0, 0, CK_CREAD);
+		return;
+	}
+	/* an answer lost with a failed connection: ask again */
+	rdlm_engine_arm(eng, out, req, 2 * eng->p.lease_ns);
+}
+
+/* A member's count for our census. */
+static void bk_census_count(struct rdlm_engine *eng, const struct rdlm_msg *m,
+			    struct rdlm_out *out)
+{
+	struct rdlm_req *req = rdlm_req_lookup(eng, m->reqid);
+	const u64 mask = (1ULL << BK_COUNT_BITS) - 1;
+	struct bk_req *b;
+	int c;
+
+	if (!req)
+		return;
+	b = bk(req);
+	if (b->phase != BK_CENSUS || m->arg2 != b->census_seq ||
+	    (b->census_from & BIT_ULL(m->src)) || !b->census_wait)
+		return;
+	b->census_from |= BIT_ULL(m->src);
+	if (m->flags)
+		b->flags |= BKF_CBUSY;
+	for (c = 0; c < 3; c++)
+		b->live[c] += (m->arg >> (c * BK_COUNT_BITS)) & mask;
+	if (--b->census_wait)
+		return;
+	if (b->flags & BKF_CBUSY) {
+		b->flags |= BKF_CNOW;	/* again soon */
+		bk_census_abort(eng, req, out);
+		return;
+	}
+	b->phase = BK_CREAD;
+	bk_post(eng, req, out, RDLM_VERB_READ, 0, 0, 0, CK_CREAD);
+}
+
+/* Answer a census: the units of our requests ahead of its ticket. */
+static void bk_census_answer(struct rdlm_engine *eng, const struct rdlm_msg *m,
+			     struct rdlm_out *out)
+{
+	struct rdlm_msg r;
+	u32 live[3] = { 0, 0, 0 };
+	bool busy = false;
+	int c;
+
+	bk_count_live(eng, NULL, (u32)m->arg, m->slot, m->token, live, &busy);
+	memset(&r, 0, sizeof(r));
+	r.type = BK_M_COUNT;
+	r.slot = m->slot;
+	r.reqid = m->reqid;
+	r.arg2 = m->arg2;
+	r.flags = busy;
+	for (c = 0; c < 3; c++)
+		r.arg |= (u64)live[c] << (c * BK_COUNT_BITS);
+	bk_send(eng, out, NULL, m->src, &r);
+}
+
+/*
+ * Every answer is in and the word reads @v.  When nobody claims a unit
+ * ahead of us in the classes we wait for, every one of them is a dead
+ * member's or an orphan of a failed verb: move their n counters to our
+ * ticket, as Algorithm 2's reset does for holders presumed dead.  Safe
+ * because a live request ahead of us that had not released when we read
+ * @v was claimed in its node's answer (its ticket was known there, or the
+ * answer said busy), and the CAS from @v fails if a release lands since.
+ * Units can only be skipped from the head of a class: n counters are
+ * positions, so the live waiter nearest the dead ones repairs the word.
+ */
+static void bk_census_read(struct rdlm_engine *eng, struct rdlm_req *req,
+			   struct rdlm_out *out, u64 v, u64 issue)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+	bool zero = b->flags & BKF_CZERO;
+	u64 t = zero ? b->legit : b->ticket, add = 0;
+	bool busy = false;
+	int c;
+
+	if (!zero && (bk_skipped(eng, b, v) ||
+		      bk_turn(l, b->ticket, v, b->cls, 0))) {
+		bk_observe(eng, req, out, v, issue);
+		return;
+	}
+	bk_count_live(eng, req, req->node, req->slot, t, b->live, &busy);
+	if (busy) {
+		b->flags |= BKF_CNOW;
+		bk_census_abort(eng, req, out);
+		return;
+	}
+	for (c = 0; c < l->ncls; c++) {
+		if (!zero && !bk_waits_on(b->cls, 0, c))
+			continue;
+		if (b->live[c]) {
+			add = 0;	/* someone alive is ahead of us */
+			break;
+		}
+		if (nv(l, v, c) < mv(l, t, c))
+			add += (u64)(mv(l, t, c) - nv(l, v, c)) << l->nsh[c];
+	}
+	if (!add) {
+		b->census_n++;		/* all alive: look less often */
+		if (zero) {
+			b->stall_since = out->now;
+			bk_census_abort(eng, req, out);
+			return;
+		}
+		b->stall_since = out->now;
+		b->phase = BK_WAIT;
+		rdlm_engine_arm(eng, out, req,
+				bk_poll_delay(eng, bk_wait_count(l, t, v)));
+		return;
+	}
+	b->cmp = v;
+	b->cmp_new = v + add;
+	if (zero) {
+		b->phase = BK_ZERO;
+		bk_post(eng, req, out, RDLM_VERB_CAS, 0, v, v + add, CK_SKIP);
+		return;
+	}
+	b->phase = BK_RCAS;
+	bk_post(eng, req, out, RDLM_VERB_CAS, 0, v, v + add, CK_CCAS);
 }
 
 static void bk_backoff(struct rdlm_engine *eng, struct rdlm_req *req,
@@ -677,6 +1049,11 @@ static void bk_on_zero(struct rdlm_engine *eng, struct rdlm_req *req,
 	if (!b->zero_tries++ || n != b->last_n) {
 		b->last_n = n;
 		b->stall_since = out->now;
+	} else if (eng->p.no_lease) {
+		if (bk_census_due(eng, b, out)) {
+			bk_census(eng, req, out, true);
+			return;
+		}
 	} else if (n != bk_nbits(l, b->legit) &&
 		   out->now - b->stall_since >= 2 * eng->p.lease_ns * eng->p.kmax) {
 		b->cmp = v;
@@ -731,6 +1108,240 @@ static void bk_on_rcas(struct rdlm_engine *eng, struct rdlm_req *req,
 		bk_finish(eng, req, out);
 }
 
+/* ---- conversions in place (no_lease) ---- */
+
+static void bk_unconverted(struct rdlm_engine *eng, struct rdlm_req *req,
+			   int err, struct rdlm_out *out)
+{
+	struct bk_req *b = bk(req);
+
+	b->conv = BK_CV_NONE;
+	b->flags &= ~(BKF_CVCANCEL | BKF_UPPEND);
+	if (b->flags & BKF_CANCEL) {
+		bk_release(eng, req, out);	/* unlocked meanwhile */
+		return;
+	}
+	rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
+			 RDLM_NOTICE_UNCONVERTED, (u64)(s64)err);
+}
+
+/*
+ * May a shared holder take the exclusive ticket on word @v?  Only while no
+ * exclusive ticket is outstanding (one would be behind our share, waiting
+ * for it, and would get the word before us once we give the share back),
+ * or, on a word at COUNT_MAX, once ours is the only hold left on it.
+ */
+static bool bk_up_ok(struct rdlm_engine *eng, const struct bk_req *b, u64 v)
+{
+	const struct bk_layout *l = bk_lay(eng);
+
+	if (bk_overflowed(eng, v))
+		return v == bk_only_us(l, b, v);
+	return mv(l, v, BK_X) == nv(l, v, BK_X);
+}
+
+/*
+ * The up-conversion's CAS from @v: our exclusive ticket and the release of
+ * our shared units in one atomic; on a word at COUNT_MAX, a fresh word
+ * with only our exclusive ticket (nothing else is left on it).
+ */
+static void bk_up_cas(struct rdlm_engine *eng, struct rdlm_req *req,
+		      struct rdlm_out *out, u64 v)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+
+	b->conv = BK_CV_CAS;
+	b->cmp = v;
+	if (bk_overflowed(eng, v))
+		b->cmp_new = (u64)b->k << l->msh[BK_X];
+	else
+		b->cmp_new = v + ((u64)b->k << l->msh[BK_X]) +
+			     ((u64)b->k << l->nsh[BK_S]);
+	bk_post(eng, req, out, RDLM_VERB_CAS, 0, v, b->cmp_new, CK_UPCAS);
+}
+
+static void bk_up_poll(struct rdlm_engine *eng, struct rdlm_req *req,
+		       struct rdlm_out *out)
+{
+	struct bk_req *b = bk(req);
+
+	b->conv = BK_CV_POLL;
+	rdlm_engine_arm(eng, out, req, rdlm_engine_backoff(eng, ++b->attempts));
+}
+
+static void bk_up_start(struct rdlm_engine *eng, struct rdlm_req *req,
+			struct rdlm_out *out)
+{
+	struct bk_req *b = bk(req);
+
+	b->attempts = 0;
+	if (b->cls == BK_X) {
+		/* a down-conversion kept the word exclusive: granted now */
+		b->conv = BK_CV_POLL;
+		rdlm_engine_arm(eng, out, req, 0);
+		return;
+	}
+	/* with luck, nobody else is on the word */
+	bk_up_cas(eng, req, out, bk_quiet(bk_lay(eng), b));
+}
+
+/* the up-conversion's CAS came back with the word's value @old */
+static void bk_on_upcas(struct rdlm_engine *eng, struct rdlm_req *req,
+			struct rdlm_out *out, u64 old, u64 issue)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+	bool fresh = bk_overflowed(eng, old);
+	u64 v = b->cmp_new;
+
+	if (old != b->cmp) {
+		bool at_once = bk_up_ok(eng, b, old) &&
+			       (fresh || nv(l, old, BK_S) + b->k ==
+					 mv(l, old, BK_S));
+
+		if (b->flags & (BKF_CVCANCEL | BKF_CANCEL))
+			bk_unconverted(eng, req, -ECANCELED, out);
+		else if ((b->flags & BKF_CVNOQ) && !at_once)
+			bk_unconverted(eng, req, -EAGAIN, out);
+		else if (bk_up_ok(eng, b, old))
+			bk_up_cas(eng, req, out, old);
+		else if (!fresh && !(b->flags & BKF_CVNODL))
+			/* an exclusive waits for our share: fs/dlm's -EDEADLK */
+			bk_unconverted(eng, req, -EDEADLK, out);
+		else
+			bk_up_poll(eng, req, out);	/* the callers resolve it */
+		return;
+	}
+	/* our exclusive ticket is taken, our shared units given back */
+	b->conv = BK_CV_QUEUED;
+	b->cls = BK_X;
+	b->ticket = fresh ? 0 : old;
+	b->flags &= ~(BKF_RESETFROM | BKF_BLOCKING | BKF_ANNOUNCED | BKF_TOLD);
+	if (mv(l, b->ticket, BK_X) + b->k >= bk_cmax(eng)) {
+		b->flags |= BKF_RESETFROM;
+		b->reset_from = bk_all_done(l, v);
+		b->legit = b->reset_from;
+	}
+	b->last_n = bk_nbits(l, v);
+	b->stall_since = out->now;
+	b->prev_issue = issue;
+	b->census_n = 0;
+	if (bk_turn(l, b->ticket, v, BK_X, 0)) {
+		bk_grant(eng, req, out, v, issue);
+		return;
+	}
+	bk_announce(eng, req, out);
+	b->phase = BK_WAIT;
+	rdlm_engine_arm(eng, out, req,
+			bk_poll_delay(eng, bk_wait_count(l, b->ticket, v)));
+}
+
+/*
+ * The down-conversion's CAS from @v: a shared ticket and the release of
+ * our exclusive units in one atomic, only while no exclusive waits behind
+ * us (it would come before our shared ticket).
+ */
+static bool bk_down_ok(struct rdlm_engine *eng, const struct bk_req *b, u64 v)
+{
+	const struct bk_layout *l = bk_lay(eng);
+
+	return !bk_overflowed(eng, v) && !(b->flags & BKF_RESETFROM) &&
+	       mv(l, v, BK_X) == mv(l, b->ticket, BK_X) + b->k;
+}
+
+static void bk_down_cas(struct rdlm_engine *eng, struct rdlm_req *req,
+			struct rdlm_out *out, u64 v)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+
+	b->conv = BK_CV_DOWN;
+	b->cmp = v;
+	b->cmp_new = v + ((u64)b->k << l->msh[BK_S]) +
+		     ((u64)b->k << l->nsh[BK_X]);
+	bk_post(eng, req, out, RDLM_VERB_CAS, 0, v, b->cmp_new, CK_DOWNCAS);
+}
+
+static void bk_on_downcas(struct rdlm_engine *eng, struct rdlm_req *req,
+			  struct rdlm_out *out, u64 old)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+
+	if (old != b->cmp && bk_down_ok(eng, b, old)) {
+		bk_down_cas(eng, req, out, old);
+		return;
+	}
+	b->conv = BK_CV_NONE;
+	if (old == b->cmp) {
+		/* a shared holder now, granted with the release */
+		b->cls = BK_S;
+		b->ticket = old;
+		b->flags &= ~(BKF_BLOCKING | BKF_TOLD);
+		if (mv(l, old, BK_S) + b->k >= bk_cmax(eng)) {
+			b->flags |= BKF_RESETFROM;
+			b->reset_from = bk_all_done(l, b->cmp_new);
+			b->legit = b->reset_from;
+		}
+	}
+	/* else an exclusive waits behind us: the hold stays exclusive */
+	if (b->flags & BKF_CANCEL) {
+		b->flags &= ~BKF_UPPEND;
+		bk_release(eng, req, out);
+	} else if ((b->flags & BKF_UPPEND) && (b->flags & BKF_CVCANCEL)) {
+		bk_unconverted(eng, req, -ECANCELED, out);
+	} else if (b->flags & BKF_UPPEND) {
+		b->flags &= ~BKF_UPPEND;
+		bk_up_start(eng, req, out);
+	}
+}
+
+/*
+ * &rdlm_engine_ops.convert (no_lease only): shared to exclusive and back in
+ * place.  Shared again while an up-conversion waits cancels it, unless its
+ * ticket is taken (then it is granted).
+ */
+static int bk_convert(struct rdlm_engine *eng, struct rdlm_req *req, u8 mode,
+		      u8 flags, struct rdlm_out *out)
+{
+	struct bk_req *b = bk(req);
+	bool held = b->phase == BK_HELD || b->conv == BK_CV_QUEUED;
+
+	if (!eng->p.no_lease)
+		return -EOPNOTSUPP;
+	if (!held || (b->flags & (BKF_LOST | BKF_CANCEL)) ||
+	    mode >= RDLM_MODE_UP)
+		return -EINVAL;
+	if (b->conv == BK_CV_CAS || b->conv == BK_CV_POLL ||
+	    b->conv == BK_CV_QUEUED || (b->flags & BKF_UPPEND)) {
+		if (mode != req->mode)
+			return -EBUSY;
+		b->flags |= BKF_CVCANCEL;
+		if (b->conv == BK_CV_POLL)
+			rdlm_engine_arm(eng, out, req, 0);	/* answer soon */
+		return 0;
+	}
+	if (mode == req->mode)
+		return -EINVAL;
+	if (mode == RDLM_MODE_EX) {
+		b->flags &= ~(BKF_CVCANCEL | BKF_CVNOQ | BKF_CVNODL);
+		if (flags & RDLM_RF_NOQUEUE)
+			b->flags |= BKF_CVNOQ;
+		if (flags & RDLM_RF_NODLCKWT)
+			b->flags |= BKF_CVNODL;
+		if (b->conv == BK_CV_DOWN)
+			b->flags |= BKF_UPPEND;
+		else
+			bk_up_start(eng, req, out);
+		return 0;
+	}
+	req->mode = RDLM_MODE_SH;
+	if (b->cls == BK_X && !(b->flags & BKF_RESETFROM))
+		bk_down_cas(eng, req, out, bk_quiet(bk_lay(eng), b));
+	return 0;
+}
+
 static void bk_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 			struct rdlm_out *out)
 {
@@ -748,9 +1359,19 @@ static void bk_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 		bk_finish(eng, req, out);
 		return;
 	}
+	if (cqe->cookie == CK_CENSUS) {
+		/* a census question that may not have arrived */
+		if (cqe->status && b->phase == BK_CENSUS)
+			bk_census_abort(eng, req, out);
+		return;
+	}
 	if (cqe->status) {
-		/* connection lost: the verb may or may not have executed */
-		if (b->phase == BK_HELD) {
+		/*
+		 * Connection lost: the verb may or may not have executed.  A
+		 * hold (or conversion) whose CAS may have moved the word has
+		 * no tickets a census would count.
+		 */
+		if (b->phase == BK_HELD || b->conv == BK_CV_QUEUED) {
 			b->flags &= ~BKF_POLLING;
 			bk_lose(eng, req, out);
 			return;
@@ -800,6 +1421,28 @@ static void bk_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 		if (b->phase == BK_ZERO)
 			bk_on_zero(eng, req, out, cqe->value);
 		break;
+	case CK_CREAD:
+		if (b->phase == BK_CREAD)
+			bk_census_read(eng, req, out, cqe->value, issue);
+		break;
+	case CK_CCAS:
+		if (b->phase != BK_RCAS)
+			break;
+		if (cqe->value == b->cmp) {
+			rdlm_stat_inc(&eng->stats.resets);
+			bk_observe(eng, req, out, b->cmp_new, issue);
+		} else {
+			bk_observe(eng, req, out, cqe->value, issue);
+		}
+		break;
+	case CK_UPCAS:
+		if (b->phase == BK_HELD && b->conv == BK_CV_CAS)
+			bk_on_upcas(eng, req, out, cqe->value, issue);
+		break;
+	case CK_DOWNCAS:
+		if (b->phase == BK_HELD && b->conv == BK_CV_DOWN)
+			bk_on_downcas(eng, req, out, cqe->value);
+		break;
 	case CK_SKIP:
 		if (b->phase == BK_ZERO)
 			bk_on_skip(eng, req, out, cqe->value);
@@ -814,6 +1457,21 @@ static int bk_unlock(struct rdlm_engine *eng, struct rdlm_req *req,
 {
 	struct bk_req *b = bk(req);
 
+	if (b->phase == BK_HELD && !(b->flags & BKF_LOST)) {
+		switch (b->conv) {
+		case BK_CV_CAS:
+		case BK_CV_DOWN:
+			/* given back once the CAS says in which class */
+			b->flags |= BKF_CANCEL;
+			return 0;
+		case BK_CV_POLL:
+			b->conv = BK_CV_NONE;
+			break;
+		default:
+			break;
+		}
+		b->flags &= ~(BKF_UPPEND | BKF_CVCANCEL);
+	}
 	switch (b->phase) {
 	case BK_HELD:
 		if (!(b->flags & BKF_LOST) && out->now >= b->lease_end)
@@ -837,11 +1495,33 @@ static int bk_unlock(struct rdlm_engine *eng, struct rdlm_req *req,
 	case BK_WAIT:
 	case BK_READ:
 	case BK_RCAS:
+	case BK_CENSUS:
+	case BK_CREAD:
 		/* a ticket may be ours: wait for the turn, then give it back */
 		b->flags |= BKF_CANCEL;
 		return 0;
 	default:
 		return -EINVAL;
+	}
+}
+
+/* an up-conversion's backoff is over */
+static void bk_up_timer(struct rdlm_engine *eng, struct rdlm_req *req,
+			struct rdlm_out *out)
+{
+	struct bk_req *b = bk(req);
+
+	if (b->flags & BKF_CVCANCEL) {
+		bk_unconverted(eng, req, -ECANCELED, out);
+	} else if (b->cls == BK_X) {
+		/* kept exclusive by a down-conversion: nothing to wait for */
+		b->conv = BK_CV_NONE;
+		b->flags &= ~BKF_CVCANCEL;
+		req->mode = RDLM_MODE_EX;
+		rdlm_engine_emit(eng, out, RDLM_ACT_GRANT, req, (s64)U64_MAX,
+				 RDLM_MODE_EX);
+	} else {
+		bk_up_cas(eng, req, out, bk_quiet(bk_lay(eng), b));
 	}
 }
 
@@ -867,12 +1547,17 @@ static void bk_timer(struct rdlm_engine *eng, struct rdlm_req *req,
 		bk_post(eng, req, out, RDLM_VERB_READ, 0, 0, 0, CK_READ);
 		break;
 	case BK_HELD:
-		if (out->now >= b->lease_end) {
+		if (b->conv == BK_CV_POLL) {
+			bk_up_timer(eng, req, out);
+		} else if (out->now >= b->lease_end) {
 			bk_lose(eng, req, out);
 		} else if (b->stage == 1 && !(b->flags & BKF_POLLING)) {
 			b->flags |= BKF_POLLING;
 			bk_post(eng, req, out, RDLM_VERB_READ, 0, 0, 0, CK_READ);
 		}
+		break;
+	case BK_CENSUS:
+		bk_census(eng, req, out, b->flags & BKF_CZERO);
 		break;
 	case BK_ZWAIT:
 		b->phase = BK_ZERO;
@@ -884,14 +1569,66 @@ static void bk_timer(struct rdlm_engine *eng, struct rdlm_req *req,
 	}
 }
 
+/*
+ * &rdlm_engine_ops.member_down: no verb to or from @node is in flight any
+ * more.  Requests on its words lose them; without leases, every waiter
+ * elsewhere takes a census at its next look, and one under way starts
+ * again without @node.
+ */
+static void bk_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
+			   struct rdlm_out *out)
+{
+	u32 i;
+
+	if (node >= eng->p.nr_nodes || node >= 64)
+		return;
+	eng->down |= BIT_ULL(node);
+	for (i = 0; i < eng->p.nr_reqs; i++) {
+		struct rdlm_req *req = &eng->reqs[i];
+		struct bk_req *b = bk(req);
+
+		if (!req->busy || b->phase == BK_IDLE || b->phase == BK_FINISH)
+			continue;
+		if (req->node == node) {
+			bk_disarm(req);
+			if (b->phase == BK_HELD || b->conv == BK_CV_QUEUED) {
+				bk_lose(eng, req, out);
+			} else if (b->phase == BK_WAIT ||
+				   b->phase == BK_BACKOFF ||
+				   b->phase == BK_CENSUS) {
+				bk_fail(eng, req, out, -EIO);
+				bk_finish(eng, req, out);
+			}
+			/* the others' verbs to it have failed or will */
+			continue;
+		}
+		if (!eng->p.no_lease)
+			continue;
+		b->flags |= BKF_CNOW;
+		if (b->phase == BK_CENSUS)
+			bk_census(eng, req, out, b->flags & BKF_CZERO);
+	}
+}
+
+/* &rdlm_engine_ops.member_join: @node is back with nothing on any word */
+static void bk_member_join(struct rdlm_engine *eng, u32 node,
+			   struct rdlm_out *out)
+{
+	if (node < 64)
+		eng->down &= ~BIT_ULL(node);
+}
+
 const struct rdlm_engine_ops rdlm_bakery_ops = {
 	.name = "bakery",
-	.needs_lease = true,
 	.many_per_word = true,
 	.grant_on_first = true,
+	.convert_no_lease = true,
 	.lock = bk_lock,
 	.unlock = bk_unlock,
+	.convert = bk_convert,
 	.complete = bk_complete,
 	.timer = bk_timer,
 	.recv = bk_recv,
+	.member_down = bk_member_down,
+	.member_join = bk_member_join,
 };

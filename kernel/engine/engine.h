@@ -395,6 +395,9 @@ struct rdlm_engine;
  * @ranges: a request locks the units [&rdlm_req.start, &rdlm_req.end] of
  *	the resource at (node, slot), not a word (rangeseg, rangecomb): the
  *	lock manager serves range locks only (kernel/range.c)
+ * @convert_no_lease: @convert works only with &rdlm_engine_params.no_lease
+ *	(the bakery: a conversion may wait in the queue longer than a lease);
+ *	see rdlm_engine_converts()
  * @init: set up engine-private state (may sleep, may allocate)
  * @fini: free engine-private state
  * @lock: start acquiring @req; returns 0 or -errno (then nothing emitted)
@@ -443,6 +446,7 @@ struct rdlm_engine_ops {
 	bool needs_lease;
 	bool any_slot;
 	bool ranges;
+	bool convert_no_lease;
 	int (*init)(struct rdlm_engine *eng);
 	void (*fini)(struct rdlm_engine *eng);
 	int (*lock)(struct rdlm_engine *eng, struct rdlm_req *req,
@@ -477,6 +481,9 @@ struct rdlm_engine_ops {
  * @free_head: first free request index, or U32_MAX
  * @next_free: free list links
  * @rng: pseudo-random generator state
+ * @down: members declared dead by ->member_down() and not back by
+ *	->member_join() since, bit n for node n (kept by engines that need it
+ *	and have no private state: the bakery)
  * @priv: engine-private state
  */
 struct rdlm_engine {
@@ -488,6 +495,7 @@ struct rdlm_engine {
 	u32 free_head;
 	u32 *next_free;
 	u64 rng;
+	u64 down;
 	void *priv;
 };
 
@@ -508,6 +516,18 @@ extern const struct rdlm_engine_ops rdlm_rangecomb_ops;
  * Return: the ops table, or NULL.
  */
 const struct rdlm_engine_ops *rdlm_engine_find(const char *name);
+
+/**
+ * rdlm_engine_converts() - does this instance convert holds in place?
+ * @eng: instance
+ *
+ * Return: true when &rdlm_engine_ops.convert may be called.
+ */
+static inline bool rdlm_engine_converts(const struct rdlm_engine *eng)
+{
+	return eng->ops->convert &&
+	       (!eng->ops->convert_no_lease || eng->p.no_lease);
+}
 
 /**
  * rdlm_engine_default_params() - fill @p with the DSLR paper's defaults

@@ -1125,7 +1125,7 @@ static void t_central_convert(void)
 	rdlm_engine_fini(&E);
 }
 
-/* no_lease: grants without a lease end, no sweep; bakery refuses it */
+/* no_lease: grants without a lease end, no sweep; rangeseg refuses it */
 static void t_central_no_lease(void)
 {
 	struct rdlm_engine_params p;
@@ -1139,7 +1139,7 @@ static void t_central_no_lease(void)
 	p.nr_slots = 4;
 	p.nr_reqs = 4;
 	p.no_lease = 1;
-	CHECK(rdlm_engine_init(&E, &rdlm_bakery_ops, &p) == -EINVAL);
+	CHECK(rdlm_engine_init(&E, &rdlm_rangeseg_ops, &p) == -EINVAL);
 	CHECK(rdlm_engine_init(&E, &rdlm_central_ops, &p) == 0);
 	rdlm_engine_fini(&E);
 	eng_setup(&rdlm_central_ops, 0, 1);
@@ -1333,7 +1333,9 @@ static int run_seeds(const char *name, struct sim_cfg *c, int nseeds)
 		    res.mbox_lost || res.mbox_errors || res.grants < c->nops ||
 		    (c->restart_delay && !res.restarts) ||
 		    /* an engine that converts in place must have done so */
-		    (c->convert_pct && c->ops->convert && !res.converts) ||
+		    (c->convert_pct && c->ops->convert &&
+		     (!c->ops->convert_no_lease || c->ep.no_lease) &&
+		     !res.converts) ||
 		    (c->cache_ns && (!res.cache_hits || !res.cache_revoked))) {
 			printf("# %s seed %llu: %llu safety, %llu FIFO violations, %llu stuck, %llu notices lost, %llu grants, %llu restarts; replay: sim-check --seed %llu\n",
 			       name, (unsigned long long)c->seed,
@@ -1409,14 +1411,16 @@ static void cfg_flappy(struct sim_cfg *c, const struct rdlm_engine_ops *ops,
 static const struct {
 	const struct rdlm_engine_ops *ops;
 	u8 mode;
+	u8 no_lease;
 } flappers[] = {
-	{ &rdlm_dqnl_ops, RDLM_ATOMIC_NIC },
-	{ &rdlm_dqnl_sf_ops, RDLM_ATOMIC_NIC },
-	{ &rdlm_ncosed_ops, RDLM_ATOMIC_NIC },
-	{ &rdlm_dqnl_ops, RDLM_ATOMIC_CPU },
-	{ &rdlm_ncosed_ops, RDLM_ATOMIC_CPU },
-	{ &rdlm_bakery_ops, RDLM_ATOMIC_NIC },
-	{ &rdlm_central_ops, RDLM_ATOMIC_NIC },
+	{ &rdlm_dqnl_ops, RDLM_ATOMIC_NIC, 0 },
+	{ &rdlm_dqnl_sf_ops, RDLM_ATOMIC_NIC, 0 },
+	{ &rdlm_ncosed_ops, RDLM_ATOMIC_NIC, 0 },
+	{ &rdlm_dqnl_ops, RDLM_ATOMIC_CPU, 0 },
+	{ &rdlm_ncosed_ops, RDLM_ATOMIC_CPU, 0 },
+	{ &rdlm_bakery_ops, RDLM_ATOMIC_NIC, 0 },
+	{ &rdlm_bakery_ops, RDLM_ATOMIC_NIC, 1 },
+	{ &rdlm_central_ops, RDLM_ATOMIC_NIC, 0 },
 };
 
 /*
@@ -1448,15 +1452,17 @@ static const struct {
 	const struct rdlm_engine_ops *ops;
 	u8 mode;
 	int seeds;
+	u8 no_lease;
 } restarters[] = {
-	{ &rdlm_bakery_ops, RDLM_ATOMIC_NIC, 5 },
-	{ &rdlm_bakery_ops, RDLM_ATOMIC_CPU, 5 },
-	{ &rdlm_central_ops, RDLM_ATOMIC_NIC, 10 },
-	{ &rdlm_dqnl_ops, RDLM_ATOMIC_NIC, 5 },
-	{ &rdlm_dqnl_ops, RDLM_ATOMIC_CPU, 5 },
-	{ &rdlm_dqnl_sf_ops, RDLM_ATOMIC_NIC, 10 },
-	{ &rdlm_ncosed_ops, RDLM_ATOMIC_NIC, 5 },
-	{ &rdlm_ncosed_ops, RDLM_ATOMIC_CPU, 5 },
+	{ &rdlm_bakery_ops, RDLM_ATOMIC_NIC, 5, 0 },
+	{ &rdlm_bakery_ops, RDLM_ATOMIC_CPU, 5, 0 },
+	{ &rdlm_bakery_ops, RDLM_ATOMIC_NIC, 5, 1 },
+	{ &rdlm_central_ops, RDLM_ATOMIC_NIC, 10, 0 },
+	{ &rdlm_dqnl_ops, RDLM_ATOMIC_NIC, 5, 0 },
+	{ &rdlm_dqnl_ops, RDLM_ATOMIC_CPU, 5, 0 },
+	{ &rdlm_dqnl_sf_ops, RDLM_ATOMIC_NIC, 10, 0 },
+	{ &rdlm_ncosed_ops, RDLM_ATOMIC_NIC, 5, 0 },
+	{ &rdlm_ncosed_ops, RDLM_ATOMIC_CPU, 5, 0 },
 };
 
 /*
@@ -1587,9 +1593,11 @@ static void restart_randomized(const char *only)
 
 	for (i = 0; i < ARRAY_SIZE(restarters); i++) {
 		cfg_restart(&c, restarters[i].ops, restarters[i].mode);
+		c.ep.no_lease = restarters[i].no_lease;
 		snprintf(name, sizeof(name),
-			 "sim %s %s atomics, 3 crash-restarts, 100k ops x %d seeds",
-			 c.ops->name, restarters[i].mode == RDLM_ATOMIC_CPU ?
+			 "sim %s%s %s atomics, 3 crash-restarts, 100k ops x %d seeds",
+			 c.ops->name, c.ep.no_lease ? " no_lease" : "",
+			 restarters[i].mode == RDLM_ATOMIC_CPU ?
 			 "CPU" : "NIC", restarters[i].seeds);
 		if (!only || strstr(name, only))
 			tap(name, run_seeds(name + 4, &c,
@@ -1626,6 +1634,10 @@ static void randomized(void)
 		else
 			sim_cfg_faulty(&c, ops);
 		c.crashes = c.pauses = c.delay_pct = 0;
+		if (getenv("SIM_NOLEASE"))
+			c.ep.no_lease = 1;
+		if (getenv("SIM_CRASH"))
+			c.crashes = atoi(getenv("SIM_CRASH"));
 		if (getenv("SIM_KMAX")) {
 			c.ep.kmax = 8;
 			c.long_ratio = 0.01;
@@ -1666,6 +1678,19 @@ static void randomized(void)
 	tap("sim bakery multi-slot long holders, faults, 100k ops x 2 seeds",
 	    run_seeds("bakery-multislot", &c, 2));
 
+	sim_cfg_faulty(&c, &rdlm_bakery_ops);
+	c.ep.no_lease = 1;
+	tap("sim bakery no_lease (census), conversions, crash+pause+delay, 100k ops x 3 seeds",
+	    run_seeds("bakery-nolease", &c, 3));
+
+	sim_cfg_faulty(&c, &rdlm_bakery_ops);
+	c.ep.no_lease = 1;
+	c.ep.count_max = 200;
+	c.alpha = 3.0;
+	c.crashes = 2;
+	tap("sim bakery no_lease COUNT_MAX 200, conversions, 2 crashes, 100k ops x 2 seeds",
+	    run_seeds("bakery-nolease-overflow", &c, 2));
+
 	sim_cfg_faulty(&c, &rdlm_central_ops);
 	tap("sim central, crash+pause+delay, 100k ops x 3 seeds",
 	    run_seeds("central", &c, 3));
@@ -1697,15 +1722,16 @@ static void randomized(void)
 	    run_seeds("ncosed-6crash", &c, 2));
 
 	/* link flaps: nobody dies, ->member_up repairs what lost verbs broke;
-	 * the bakery needs nothing of it (leases and resets) */
+	 * the bakery needs nothing of it (leases and resets, or a census) */
 	for (i = 0; i < ARRAY_SIZE(flappers); i++) {
 		char name[96];
 
 		cfg_flappy(&c, flappers[i].ops, flappers[i].mode);
+		c.ep.no_lease = flappers[i].no_lease;
 		snprintf(name, sizeof(name),
-			 "sim %s %s atomics, 8 link flaps, 100k ops x 2 seeds",
-			 c.ops->name, flappers[i].mode == RDLM_ATOMIC_CPU ?
-			 "CPU" : "NIC");
+			 "sim %s%s %s atomics, 8 link flaps, 100k ops x 2 seeds",
+			 c.ops->name, c.ep.no_lease ? " no_lease" : "",
+			 flappers[i].mode == RDLM_ATOMIC_CPU ? "CPU" : "NIC");
 		tap(name, run_seeds(name + 4, &c, 2));
 	}
 	cache_randomized();
@@ -1732,7 +1758,7 @@ int main(int argc, char **argv)
 		{ "central: FIFO, shared batch, blocking, leases, busy, trylock, stale", t_central },
 		{ "central: a dead node's waiting entries leave the home's queue", t_central_member_down },
 		{ "central: in-place conversion: order, deadlock, NODLCKWT, cancel, NOQUEUE, lost answers, down", t_central_convert },
-		{ "central: no_lease: holds without a lease; bakery refuses it", t_central_no_lease },
+		{ "central: no_lease: holds without a lease; rangeseg refuses it", t_central_no_lease },
 		{ "central: any_slot: 31-bit words, one bucket, queues apart", t_central_any_slot },
 		{ "dqnl: uncontended acquire and release, one CAS each", t_dq_uncontended },
 		{ "dqnl: successor notice, blocking notice, handover", t_dq_handover },

@@ -1029,7 +1029,8 @@ static bool client_convert(struct sim *s, u32 nid, u32 ci, struct sreq *r,
 	struct rdlm_out out;
 	u8 flags;
 
-	if (!s->cfg->convert_pct || !n->eng.ops->convert || r->told_lost)
+	if (!s->cfg->convert_pct || !rdlm_engine_converts(&n->eng) ||
+	    r->told_lost)
 		return false;
 	switch (r->conv) {
 	case CV_NONE:
