@@ -174,8 +174,14 @@ void rdlm_queue_ast(struct rdlm_lkb *lkb, int status, u32 sbflags,
 /* As fs/dlm's highbast: once per mode, again only for a stronger one. */
 void rdlm_queue_bast(struct rdlm_lkb *lkb, int mode)
 {
-	if (lkb->bast_mode >= mode || !lkb->bast ||
-	    lkb->grmode <= RDLM_LOCK_NL)
+	if (!lkb->bast || lkb->grmode <= RDLM_LOCK_NL)
+		return;
+	if (lkb->lvb_wait) {
+		/* its grant is not told yet: fs/dlm's order, the AST first */
+		lkb->bast_due = max_t(u8, lkb->bast_due, mode + 1);
+		return;
+	}
+	if (lkb->bast_mode >= mode)
 		return;
 	lkb->bast_mode = mode;
 	lkb->cb_bast_mode = mode;
@@ -769,6 +775,17 @@ static void rdlm_lkb_fail(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	rdlm_queue_ast(lkb, status, sbflags, false);
 }
 
+/* the bast held back while the grant waited for its LVB, after its AST */
+static void rdlm_lkb_bast_due(struct rdlm_lkb *lkb)
+{
+	int mode = lkb->bast_due - 1;
+
+	if (!lkb->bast_due)
+		return;
+	lkb->bast_due = 0;
+	rdlm_queue_bast(lkb, mode);
+}
+
 /**
  * rdlm_lkb_granted() - complete a grant (with its LVB, when it waited for it)
  * @ls: lockspace (locked)
@@ -798,6 +815,7 @@ void rdlm_lkb_granted(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	}
 	ls->st.grants++;
 	rdlm_queue_ast(lkb, 0, sbflags, lvb);
+	rdlm_lkb_bast_due(lkb);
 }
 
 /**
@@ -839,6 +857,7 @@ void rdlm_lkb_ungrant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	lkb->grmode = lkb->prev_grmode;
 	lkb->state = RDLM_LKB_GRANTED;
 	rdlm_queue_ast(lkb, status, sbflags, false);
+	rdlm_lkb_bast_due(lkb);
 }
 
 static void rdlm_lkb_grant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)

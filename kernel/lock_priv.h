@@ -139,6 +139,7 @@ struct rdlm_lkb {
 	u8 lvb_got;		/* chunks of the LVB arrived */
 	bool lvb_on_peek;	/* ... waits for its word's peek instead */
 	s8 bast_mode;		/* strongest told since granted, or -1 */
+	u8 bast_due;		/* 1 + mode of a bast due after the AST, or 0 */
 	bool lost;
 	struct list_head gr_entry;	/* res->granted, while grmode >= 0 */
 	struct list_head wt_entry;	/* res->waiting, while rqmode >= 0 */

@@ -11,13 +11,14 @@ ENGINE=${OCFS2_ENGINE:-central}
 RDLMCTL=$REPO/userspace/rdlmctl
 # the lockspace's attributes: OCFS2's LVBs are 64 bytes; it holds its locks
 # for as long as it caches what they cover (the journal's for the whole
-# mount), so no lease (central; the bakery cannot do without), and engine
-# requests for every word held (central hashes names to 31-bit words, so
-# two names hardly ever share one: no table to size)
+# mount), so no lease, and engine requests for every word held (central
+# hashes names to 31-bit words, so two names hardly ever share one: no
+# table to size)
 LS_ATTRS="engine=$ENGINE atomic_mode=nic lvb_len=64 lease_us=0"
 LS_ATTRS+=" nr_reqs=16384 mailbox_slots=256"
-# a table engine (OCFS2_ENGINE=ncosed): the largest table, so that names
-# hardly share a word, and the most engine requests the mailbox allows
+# a table engine (OCFS2_ENGINE=ncosed or bakery): the largest table, so
+# that names hardly share a word, and the most engine requests the mailbox
+# allows (N-CoSED; the bakery writes no mailbox)
 [ "$ENGINE" = central ] ||
 	LS_ATTRS+=" table_size=1048576 mailbox_slots=65536"
 LS=

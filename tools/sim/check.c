@@ -1163,6 +1163,184 @@ static void t_central_no_lease(void)
 	rdlm_engine_fini(&E);
 }
 
+#define BK_CENSUS_MSG	RDLM_MSG_ENGINE		/* the bakery's census */
+#define BK_COUNT_MSG	(RDLM_MSG_ENGINE + 1)	/* and its answers */
+
+/* complete the CAS just posted with @old and return what it swapped in */
+static u64 cas_back(struct rdlm_req *r, u64 old, u64 now, u64 *swap)
+{
+	const struct rdlm_verb *v = expect_post(RDLM_VERB_CAS);
+	u64 cmp;
+
+	if (!v)
+		return ~0ULL;
+	*swap = v->arg1;
+	cmp = v->arg0;
+	cqe(r, last_cookie, RDLM_VERB_CAS, old == ~0ULL ? cmp : old, now);
+	return cmp;
+}
+
+/*
+ * The bakery without leases: no lease end, conversions in place (one CAS
+ * each way when alone), the deadlock and cancel rules, a hold kept
+ * exclusive when an exclusive waits behind it, and the census that skips a
+ * dead member's ticket and not a live one's.
+ */
+static void t_bk_no_lease(void)
+{
+	struct rdlm_req *r, *x;
+	struct rdlm_verb m;
+	struct rdlm_out o;
+	u64 cmp, swap;
+
+	eng_setup(&rdlm_bakery_ops, 0, 1);
+	r = start(RDLM_MODE_SH, 1, 0, W4(2, 5, 2, 5), 100);
+	CHECK(!rdlm_engine_converts(&E));
+	o = O(200);
+	CHECK(E.ops->convert(&E, r, RDLM_MODE_EX, 0, &o) == -EOPNOTSUPP);
+	o = O(300);
+	E.ops->unlock(&E, r, &o);
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 400);
+	rdlm_req_free(&E, r);
+	rdlm_engine_fini(&E);
+
+	eng_setup(&rdlm_bakery_ops, 0, 1);
+	E.p.no_lease = 1;
+	CHECK(rdlm_engine_converts(&E));
+	/* a hold without lease end or timer */
+	r = start(RDLM_MODE_SH, 1, 0, W4(2, 5, 2, 5), 100);
+	CHECK(find(RDLM_ACT_GRANT, 0) &&
+	      find(RDLM_ACT_GRANT, 0)->lease_end == U64_MAX &&
+	      !find(RDLM_ACT_TIMER, 0));
+	/* up, alone: exclusive ticket and our share back in one CAS */
+	o = O(200);
+	CHECK(E.ops->convert(&E, r, RDLM_MODE_EX, 0, &o) == 0);
+	cmp = cas_back(r, ~0ULL, 300, &swap);
+	CHECK(cmp == W4(2, 5, 2, 6) && swap == W4(2, 6, 3, 6));
+	CHECK(find(RDLM_ACT_GRANT, 0) &&
+	      find(RDLM_ACT_GRANT, 0)->mode == RDLM_MODE_EX);
+	/* down, alone: a shared ticket and our exclusive units back */
+	o = O(400);
+	CHECK(E.ops->convert(&E, r, RDLM_MODE_SH, 0, &o) == 0);
+	cmp = cas_back(r, ~0ULL, 500, &swap);
+	CHECK(cmp == W4(2, 6, 3, 6) && swap == W4(3, 6, 3, 7));
+	CHECK(!find(RDLM_ACT_GRANT, 0) && r->mode == RDLM_MODE_SH);
+	/* up beside another reader: the first guess misses, then waits */
+	o = O(600);
+	CHECK(E.ops->convert(&E, r, RDLM_MODE_EX, 0, &o) == 0);
+	cmp = cas_back(r, W4(3, 6, 3, 8), 700, &swap);
+	CHECK(cmp == W4(3, 6, 3, 7));
+	cmp = cas_back(r, ~0ULL, 800, &swap);
+	CHECK(cmp == W4(3, 6, 3, 8) && swap == W4(3, 7, 4, 8));
+	CHECK(!find(RDLM_ACT_GRANT, 0) && count_msgs(RDLM_MSG_BLOCKING) == 3);
+	fire(r, 900);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(3, 8, 4, 8), 1000);
+	CHECK(find(RDLM_ACT_GRANT, 0) &&
+	      find(RDLM_ACT_GRANT, 0)->mode == RDLM_MODE_EX);
+	/* down with an exclusive waiting behind: the hold stays exclusive */
+	o = O(1100);
+	CHECK(E.ops->convert(&E, r, RDLM_MODE_SH, 0, &o) == 0);
+	cas_back(r, W4(3, 8, 5, 8), 1200, &swap);
+	CHECK(!posted(RDLM_VERB_CAS) && r->mode == RDLM_MODE_SH);
+	/* and up again is granted without a verb */
+	o = O(1300);
+	CHECK(E.ops->convert(&E, r, RDLM_MODE_EX, 0, &o) == 0);
+	fire(r, 1400);
+	CHECK(find(RDLM_ACT_GRANT, 0) && !find(RDLM_ACT_POST, 0));
+	o = O(1500);
+	E.ops->unlock(&E, r, &o);
+	CHECK(expect_post(RDLM_VERB_FA) && posted(RDLM_VERB_FA)->arg0 ==
+	      1ULL << 48);
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 1600);
+	rdlm_req_free(&E, r);
+
+	/* up with an exclusive queued behind us: -EDEADLK, or NODLCKWT waits */
+	r = start(RDLM_MODE_SH, 1, 2000, W4(5, 8, 5, 8), 2100);
+	o = O(2200);
+	CHECK(E.ops->convert(&E, r, RDLM_MODE_EX, 0, &o) == 0);
+	cas_back(r, W4(5, 8, 6, 9), 2300, &swap);
+	CHECK(unconverted_err() == -EDEADLK && r->mode == RDLM_MODE_SH);
+	o = O(2400);
+	CHECK(E.ops->convert(&E, r, RDLM_MODE_EX, RDLM_RF_NODLCKWT, &o) == 0);
+	cas_back(r, W4(5, 8, 6, 9), 2500, &swap);
+	CHECK(unconverted_err() == 1 && !posted(RDLM_VERB_CAS) &&
+	      find(RDLM_ACT_TIMER, 0));
+	o = O(2600);
+	CHECK(E.ops->convert(&E, r, RDLM_MODE_EX, 0, &o) == -EBUSY);
+	CHECK(E.ops->convert(&E, r, RDLM_MODE_SH, 0, &o) == 0);
+	fire(r, 2700);
+	CHECK(unconverted_err() == -ECANCELED && !posted(RDLM_VERB_CAS));
+	o = O(2800);
+	E.ops->unlock(&E, r, &o);
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 2900);
+	rdlm_req_free(&E, r);
+
+	/* an exclusive waiter behind node 3's dead hold (nX 5, ours 6) */
+	x = start(RDLM_MODE_EX, 1, 3000, W4(5, 9, 6, 9), 3100);
+	fire(x, 3200);
+	expect_post(RDLM_VERB_READ);
+	cqe(x, last_cookie, RDLM_VERB_READ, W4(5, 9, 7, 9), 3300);
+	CHECK(!posted(RDLM_VERB_CAS) && !count_msgs(BK_CENSUS_MSG));
+	o = O(3400);
+	E.ops->member_down(&E, 3, 1, &o);
+	fire(x, 3500);
+	expect_post(RDLM_VERB_READ);
+	cqe(x, last_cookie, RDLM_VERB_READ, W4(5, 9, 7, 9), 3600);
+	/* a census at once, of the live members 1 and 2 */
+	CHECK(count_msgs(BK_CENSUS_MSG) == 2 && !posted(RDLM_VERB_CAS));
+	m = sent(BK_CENSUS_MSG);
+	CHECK(m.msg.arg == 1 && m.msg.slot == 3 && m.msg.token == W4(0, 0, 6, 9));
+	/* node 1 claims one exclusive unit ahead: nothing is skipped */
+	m.msg.type = BK_COUNT_MSG;
+	m.msg.src = 1;
+	m.msg.arg = 1;
+	deliver(&E, &m, 1, 3700);
+	m.msg.src = 2;
+	m.msg.arg = 0;
+	deliver(&E, &m, 2, 3700);
+	expect_post(RDLM_VERB_READ);
+	cqe(x, last_cookie, RDLM_VERB_READ, W4(5, 9, 7, 9), 3800);
+	CHECK(!posted(RDLM_VERB_CAS) && find(RDLM_ACT_TIMER, 0));
+	/* twice as long later, nobody claims it: skipped, and we are granted */
+	fire(x, 3800 + 5 * LEASE);
+	expect_post(RDLM_VERB_READ);
+	cqe(x, last_cookie, RDLM_VERB_READ, W4(5, 9, 7, 9), 3900 + 5 * LEASE);
+	CHECK(count_msgs(BK_CENSUS_MSG) == 2);
+	m = sent(BK_CENSUS_MSG);
+	m.msg.type = BK_COUNT_MSG;
+	m.msg.arg = 0;
+	m.msg.src = 1;
+	deliver(&E, &m, 1, 4000 + 5 * LEASE);
+	m.msg.src = 1;			/* a repeat counts once */
+	deliver(&E, &m, 1, 4000 + 5 * LEASE);
+	CHECK(!posted(RDLM_VERB_READ));
+	m.msg.src = 2;
+	deliver(&E, &m, 2, 4000 + 5 * LEASE);
+	expect_post(RDLM_VERB_READ);
+	cqe(x, last_cookie, RDLM_VERB_READ, W4(5, 9, 7, 9), 4100 + 5 * LEASE);
+	cmp = cas_back(x, ~0ULL, 4200 + 5 * LEASE, &swap);
+	CHECK(cmp == W4(5, 9, 7, 9) && swap == W4(6, 9, 7, 9));
+	CHECK(find(RDLM_ACT_GRANT, 0) && !has_notice(RDLM_NOTICE_LOST));
+	/* a census from node 2 about a later ticket counts our hold */
+	memset(&m, 0, sizeof(m));
+	m.msg.type = BK_CENSUS_MSG;
+	m.msg.src = 2;
+	m.msg.slot = 3;
+	m.msg.arg = 1;
+	m.msg.token = W4(0, 0, 7, 9);
+	m.msg.reqid = 77;
+	deliver(&E, &m, 2, 5000 + 5 * LEASE);
+	m = sent(BK_COUNT_MSG);
+	CHECK(m.node == 2 && m.msg.reqid == 77 && m.msg.arg == 1 &&
+	      !m.msg.flags);
+	/* its word's home dies: the hold is lost */
+	o = O(6000 + 5 * LEASE);
+	E.ops->member_down(&E, 1, 2, &o);
+	CHECK(has_notice(RDLM_NOTICE_LOST));
+	rdlm_engine_fini(&E);
+}
+
 /*
  * any_slot: central's words are 31-bit numbers far beyond the table; two
  * that share a bucket of the home's hash keep their queues apart, and an
@@ -1759,6 +1937,7 @@ int main(int argc, char **argv)
 		{ "central: a dead node's waiting entries leave the home's queue", t_central_member_down },
 		{ "central: in-place conversion: order, deadlock, NODLCKWT, cancel, NOQUEUE, lost answers, down", t_central_convert },
 		{ "central: no_lease: holds without a lease; rangeseg refuses it", t_central_no_lease },
+		{ "bakery: no_lease: conversions in place, census of the live members", t_bk_no_lease },
 		{ "central: any_slot: 31-bit words, one bucket, queues apart", t_central_any_slot },
 		{ "dqnl: uncontended acquire and release, one CAS each", t_dq_uncontended },
 		{ "dqnl: successor notice, blocking notice, handover", t_dq_handover },
