@@ -5,10 +5,11 @@
 # the compatibility matrix says, from the holder's node (another process)
 # and from another node. Then the request flags on node 1: ALTPR, NOORDER,
 # EXPEDITE, HEADQUE, and the up-conversion rules (CONVDEADLK, NODLCKWT).
-# On an engine that converts a word in place (central, ncosed), fs/dlm's
-# up-conversion across nodes: PR to EX waits for the other node's PR, a
-# second one is refused (-EDEADLK) or waits (NODLCKWT) and is cancelled
-# (on ncosed the first, the tail of the word's queue, is not told).
+# On an engine that converts a word in place (central, ncosed, the bakery
+# without leases: lk-bakery here), fs/dlm's up-conversion across nodes: PR
+# to EX waits for the other node's PR, a second one is refused (-EDEADLK)
+# or waits (NODLCKWT) and is cancelled (on ncosed and the bakery the first,
+# queued, is not told).
 # Last, blocking callbacks reach the holders: node 1 holds a name in PR,
 # then EX, and keeps it until it is told that someone waits; node 2 asks
 # for EX after node 1's grant and must get it (a holder granted before
@@ -20,9 +21,9 @@
 # word has two engine modes, so across nodes CR and PR take it shared and
 # CW, PW and EX exclusive (CR-CW, CR-PW and CW-CW wait), and on this node a
 # CR hold of a shared word does not cover CW or PW (except where the
-# engine makes a word exclusive in place: central, ncosed). The exclusive-only
-# engines (dqnl, dqnl-sf) take every word exclusive: exact fs/dlm on one
-# node, nothing shared across nodes.
+# engine makes a word exclusive in place: central, ncosed, lk-bakery). The
+# exclusive-only engines (dqnl, dqnl-sf) take every word exclusive: exact
+# fs/dlm on one node, nothing shared across nodes.
 #
 # MODES_LS (default: every lk-* lockspace) sets the lockspaces.
 . ./lib.sh
@@ -39,8 +40,12 @@ rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 "$CONFIGURE" up || fail "configure"
-# a hold must outlive a row of requests: no 2 s leases
+# a hold must outlive a row of requests: no 2 s leases; lk-bakery goes
+# without (it converts in place then), lk-bakery-cpu keeps a long one
 long_leases $LSS
+case " $LSS " in
+*" lk-bakery "*) ls_set lk-bakery lease_us=0 ;;
+esac
 
 # row WANTS: "NL=G CR=G ..." from the six answers in ORDER
 row()
@@ -100,7 +105,9 @@ for ls in $LSS; do
 		# CR's shared word does not cover CW or PW
 		local_wants=("G G G G G G" "G G G - - -" "G G - G - -"
 			     "G G G - - -" "G G - - - -" "G - - - - -")
-		if [ "$engine" = central ] || [ "$engine" = ncosed ]; then
+		if [ "$engine" = central ] || [ "$engine" = ncosed ] ||
+		   { [ "$engine" = bakery ] &&
+		     [ "$(cat "$CFS/lockspaces/$ls/lease_us")" = 0 ]; }; then
 			# the word is made exclusive in place: fs/dlm's matrix
 			shared=2
 			local_wants=("G G G G G G" "G G G G G -" "G G - G - -"
@@ -138,7 +145,7 @@ for ls in $LSS; do
 		if [ "$ME" -le 2 ]; then
 			./mode_helper upconv "$ls" "upconv-$ls" \
 				"$([ "$ME" = 1 ] && echo a || echo b)" "$uc" \
-				$([ "$engine" = ncosed ] && echo queue) \
+				$([ "$engine" != central ] && echo queue) \
 				>"$uc.out" 2>&1 &
 			UPCONV=$!
 			wait_file "$uc/held"

@@ -34,9 +34,9 @@
  * After DIR/go, a converts to EX, which waits (DIR/waiting). After DIR/go
  * on its node, b, told of a's conversion, converts too: -EDEADLK, still
  * PR; with NODLCKWT it waits and a is told; b cancels (still PR) and goes
- * down to NL; a gets EX, not demoted. With "queue" (N-CoSED: a's
- * conversion is the tail of the word's queue and cannot give way) a is not
- * told of b's.
+ * down to NL; a gets EX, not demoted. With "queue" (N-CoSED, the bakery:
+ * a's conversion is queued in the word and cannot give way) a is not told
+ * of b's.
  */
 #include <errno.h>
 #include <poll.h>

@@ -21,6 +21,8 @@ LS_ATTRS+=" nr_reqs=16384 mailbox_slots=256"
 # allows (N-CoSED; the bakery writes no mailbox)
 [ "$ENGINE" = central ] ||
 	LS_ATTRS+=" table_size=1048576 mailbox_slots=65536"
+# more by hand, for measurements (e.g. OCFS2_LS_ATTRS="omega_ns=100000")
+LS_ATTRS+=${OCFS2_LS_ATTRS:+" $OCFS2_LS_ATTRS"}
 LS=
 # this run's files in the cluster's shared output directory: ocfs2.sh on
 # another engine runs in the same boot, and must not see central's
