@@ -664,7 +664,6 @@ void rdlm_lvb_get(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 	bool writer = lkb->grmode >= RDLM_LOCK_PW;
 
 	lkb->lvb_wait = true;
-	lkb->bast_due = 0;
 	lkb->lvb_on_peek = false;
 	lkb->lvb_got = 0;
 	if (timeout_at) {
@@ -805,7 +804,6 @@ bool rdlm_lvb_peek_take(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 		return true;
 	}
 	lkb->lvb_wait = true;
-	lkb->bast_due = 0;
 	lkb->lvb_on_peek = true;
 	if (timeout_at) {
 		lkb->timeout_at = timeout_at;

@@ -86,6 +86,9 @@ enum bk_conv {
 	BK_CV_POLL,	/* up: backoff before that CAS again */
 	BK_CV_QUEUED,	/* up: exclusive ticket taken, waits for its turn */
 	BK_CV_DOWN,	/* down: CAS swapping the tickets in flight */
+	BK_CV_CENSUS,	/* up, polling: census answers awaited */
+	BK_CV_CREAD,	/* up, polling: census READ in flight */
+	BK_CV_CCAS,	/* up, polling: census CAS in flight */
 };
 
 /* verb cookies */
@@ -98,6 +101,10 @@ enum {
 #define BK_M_CENSUS	(RDLM_MSG_ENGINE + 0)	/* which tickets ahead are yours? */
 #define BK_M_COUNT	(RDLM_MSG_ENGINE + 1)	/* these many units, per class */
 #define BK_COUNT_BITS	20
+#define BK_NCLS		3	/* classes of the six-field layout */
+
+/* whose census: a waiter's, the reset to zero's, an up-conversion's */
+enum { BK_CS_WAIT, BK_CS_ZERO, BK_CS_CONV };
 
 #define BKF_RESETFROM	0x01	/* our ticket reached COUNT_MAX */
 #define BKF_CANCEL	0x02
@@ -123,13 +130,13 @@ struct bk_req {
 	u16 flags;
 	u16 k;
 	u16 outstanding;
-	u16 census_wait;/* census answers still to come */
+	u16 census_wait;	/* census answers still to come */
 	u32 attempts;
 	u32 zero_tries;
 	u32 census_seq;
 	u32 census_n;	/* censuses of this stall that found nobody dead */
 	u64 census_from;/* members that answered */
-	u32 live[3];	/* units ahead claimed by the answers, per class */
+	u32 live[BK_NCLS];	/* units ahead claimed by the answers */
 	u64 ticket;	/* word value returned by our ticket FA */
 	u64 last_n;	/* n counters of the latest observation */
 	u64 stall_since;/* when last_n was first seen (completion time) */
@@ -143,6 +150,7 @@ struct bk_req {
 	u64 legit;	/* all-done value after our ticket (exact) */
 	u64 cmp;	/* compare value of the reset CAS in flight */
 	u64 cmp_new;	/* its swap value */
+	u64 cv_seen;	/* up-conversion: the word as its CAS last saw it */
 };
 
 static_assert(sizeof(struct bk_req) <= sizeof(((struct rdlm_req *)0)->priv));
@@ -228,6 +236,21 @@ static u64 bk_only_us(const struct bk_layout *l, const struct bk_req *b,
 static u64 bk_quiet(const struct bk_layout *l, const struct bk_req *b)
 {
 	return bk_only_us(l, b, b->ticket + ((u64)b->k << l->msh[b->cls]));
+}
+
+/*
+ * May a shared holder take the exclusive ticket on word @v?  Only while no
+ * exclusive ticket is outstanding (one would be behind our share, waiting
+ * for it, and would get the word before us once we give the share back),
+ * or, on a word at COUNT_MAX, once ours is the only hold left on it.
+ */
+static bool bk_up_ok(struct rdlm_engine *eng, const struct bk_req *b, u64 v)
+{
+	const struct bk_layout *l = bk_lay(eng);
+
+	if (bk_overflowed(eng, v))
+		return v == bk_only_us(l, b, v);
+	return mv(l, v, BK_X) == nv(l, v, BK_X);
 }
 
 /* Classes whose n counter a request of class @cls (at @stage) waits for. */
@@ -427,7 +450,7 @@ static void bk_lose(struct rdlm_engine *eng, struct rdlm_req *req,
 		bk_finish(eng, req, out);
 		return;
 	}
-	if (conv == BK_CV_CAS || conv == BK_CV_POLL || conv == BK_CV_QUEUED ||
+	if ((conv != BK_CV_NONE && conv != BK_CV_DOWN) ||
 	    (b->flags & BKF_UPPEND))
 		rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
 				 RDLM_NOTICE_UNCONVERTED, (u64)(s64)-ENOLCK);
@@ -470,9 +493,8 @@ static void bk_grant(struct rdlm_engine *eng, struct rdlm_req *req,
 {
 	const struct bk_layout *l = bk_lay(eng);
 	struct bk_req *b = bk(req);
-	int c;
-
 	bool conv = b->conv == BK_CV_QUEUED;
+	int c;
 
 	b->lease_end = eng->p.no_lease ? U64_MAX :
 		       lease_start + eng->p.lease_ns * b->k;
@@ -613,7 +635,7 @@ static bool bk_skipped(struct rdlm_engine *eng, struct bk_req *b, u64 v)
 }
 
 static void bk_census(struct rdlm_engine *eng, struct rdlm_req *req,
-		      struct rdlm_out *out, bool zero);
+		      struct rdlm_out *out, u8 kind);
 
 /*
  * No leases: a stalled word is looked into by a census, after twice the
@@ -640,6 +662,10 @@ static void bk_observe(struct rdlm_engine *eng, struct rdlm_req *req,
 	int c;
 
 	if (bk_skipped(eng, b, v)) {
+		if (b->conv == BK_CV_QUEUED) {
+			bk_lose(eng, req, out);	/* a hold: it is gone */
+			return;
+		}
 		bk_fail(eng, req, out, -EDEADLK);
 		bk_finish(eng, req, out);
 		return;
@@ -657,7 +683,7 @@ static void bk_observe(struct rdlm_engine *eng, struct rdlm_req *req,
 	f = wc < 1 ? 1 : wc > eng->p.kmax ? eng->p.kmax : wc;
 	if (eng->p.no_lease) {
 		if (bk_census_due(eng, b, out)) {
-			bk_census(eng, req, out, false);
+			bk_census(eng, req, out, BK_CS_WAIT);
 			return;
 		}
 	} else if (out->now - b->stall_since >= 2 * eng->p.lease_ns * f) {
@@ -737,6 +763,36 @@ static void bk_count_live(struct rdlm_engine *eng, struct rdlm_req *self,
 	}
 }
 
+static u8 bk_census_kind(const struct bk_req *b)
+{
+	if (b->conv == BK_CV_CENSUS || b->conv == BK_CV_CREAD ||
+	    b->conv == BK_CV_CCAS)
+		return BK_CS_CONV;
+	return b->flags & BKF_CZERO ? BK_CS_ZERO : BK_CS_WAIT;
+}
+
+static bool bk_in_census(const struct bk_req *b)
+{
+	return b->phase == BK_CENSUS || b->conv == BK_CV_CENSUS;
+}
+
+/*
+ * The counters the census looks ahead of: our ticket; the all-done value
+ * (reset to zero); the word as the up-conversion saw it (the exclusive
+ * tickets queued behind our share).
+ */
+static u64 bk_census_target(const struct bk_req *b)
+{
+	switch (bk_census_kind(b)) {
+	case BK_CS_ZERO:
+		return b->legit;
+	case BK_CS_CONV:
+		return b->cv_seen;
+	default:
+		return b->ticket;
+	}
+}
+
 /* a census that cannot conclude: look again after a poll */
 static void bk_census_abort(struct rdlm_engine *eng, struct rdlm_req *req,
 			    struct rdlm_out *out)
@@ -744,31 +800,54 @@ static void bk_census_abort(struct rdlm_engine *eng, struct rdlm_req *req,
 	struct bk_req *b = bk(req);
 
 	b->census_seq++;
-	if (b->flags & BKF_CZERO) {
+	switch (bk_census_kind(b)) {
+	case BK_CS_CONV:
+		b->conv = BK_CV_POLL;
+		rdlm_engine_arm(eng, out, req,
+				rdlm_engine_backoff(eng, ++b->attempts));
+		break;
+	case BK_CS_ZERO:
 		b->phase = BK_ZWAIT;
 		rdlm_engine_arm(eng, out, req, rdlm_engine_backoff(eng, 1));
-		return;
+		break;
+	default:
+		b->phase = BK_WAIT;
+		rdlm_engine_arm(eng, out, req, bk_poll_delay(eng, 1));
+		break;
 	}
-	b->phase = BK_WAIT;
-	rdlm_engine_arm(eng, out, req, bk_poll_delay(eng, 1));
+}
+
+static void bk_census_readword(struct rdlm_engine *eng, struct rdlm_req *req,
+			       struct rdlm_out *out)
+{
+	struct bk_req *b = bk(req);
+
+	if (bk_census_kind(b) == BK_CS_CONV)
+		b->conv = BK_CV_CREAD;
+	else
+		b->phase = BK_CREAD;
+	bk_post(eng, req, out, RDLM_VERB_READ, 0, 0, 0, CK_CREAD);
 }
 
 /*
- * Ask every live member for the units it holds ahead of our ticket (of
- * everyone's, @zero: we reset the word to zero and wait for all done).
+ * Ask every live member for the units it holds ahead of the census's
+ * target (bk_census_target()), of the kind @kind.
  */
 static void bk_census(struct rdlm_engine *eng, struct rdlm_req *req,
-		      struct rdlm_out *out, bool zero)
+		      struct rdlm_out *out, u8 kind)
 {
 	const struct bk_layout *l = bk_lay(eng);
 	struct bk_req *b = bk(req);
-	u64 t = zero ? b->legit : b->ticket;
 	struct rdlm_msg m;
 	u32 n;
 
 	b->flags &= ~(BKF_CNOW | BKF_CBUSY | BKF_CZERO);
-	if (zero)
+	if (kind == BK_CS_ZERO)
 		b->flags |= BKF_CZERO;
+	if (kind == BK_CS_CONV)
+		b->conv = BK_CV_CENSUS;
+	else
+		b->phase = BK_CENSUS;
 	b->census_seq++;
 	b->census_from = 0;
 	b->census_wait = 0;
@@ -777,10 +856,9 @@ static void bk_census(struct rdlm_engine *eng, struct rdlm_req *req,
 	m.type = BK_M_CENSUS;
 	m.slot = req->slot;
 	m.arg = req->node;
-	m.token = t & ~bk_nbits(l, ~0ULL);
+	m.token = bk_census_target(b) & ~bk_nbits(l, ~0ULL);
 	m.reqid = rdlm_req_id(req);
 	m.arg2 = b->census_seq;
-	b->phase = BK_CENSUS;
 	for (n = 0; n < eng->p.nr_nodes; n++) {
 		if (n == eng->p.node || (eng->down & BIT_ULL(n)))
 			continue;
@@ -788,8 +866,7 @@ static void bk_census(struct rdlm_engine *eng, struct rdlm_req *req,
 		bk_send(eng, out, req, n, &m);
 	}
 	if (!b->census_wait) {
-		b->phase = BK_CREAD;
-		bk_post(eng, req, out, RDLM_VERB_READ, 0, 0, 0, CK_CREAD);
+		bk_census_readword(eng, req, out);
 		return;
 	}
 	/* an answer lost with a failed connection: ask again */
@@ -808,13 +885,13 @@ static void bk_census_count(struct rdlm_engine *eng, const struct rdlm_msg *m,
 	if (!req)
 		return;
 	b = bk(req);
-	if (b->phase != BK_CENSUS || m->arg2 != b->census_seq ||
+	if (!bk_in_census(b) || m->arg2 != b->census_seq ||
 	    (b->census_from & BIT_ULL(m->src)) || !b->census_wait)
 		return;
 	b->census_from |= BIT_ULL(m->src);
 	if (m->flags)
 		b->flags |= BKF_CBUSY;
-	for (c = 0; c < 3; c++)
+	for (c = 0; c < BK_NCLS; c++)
 		b->live[c] += (m->arg >> (c * BK_COUNT_BITS)) & mask;
 	if (--b->census_wait)
 		return;
@@ -823,16 +900,15 @@ static void bk_census_count(struct rdlm_engine *eng, const struct rdlm_msg *m,
 		bk_census_abort(eng, req, out);
 		return;
 	}
-	b->phase = BK_CREAD;
-	bk_post(eng, req, out, RDLM_VERB_READ, 0, 0, 0, CK_CREAD);
+	bk_census_readword(eng, req, out);
 }
 
 /* Answer a census: the units of our requests ahead of its ticket. */
 static void bk_census_answer(struct rdlm_engine *eng, const struct rdlm_msg *m,
 			     struct rdlm_out *out)
 {
+	u32 live[BK_NCLS] = { 0, 0, 0 };
 	struct rdlm_msg r;
-	u32 live[3] = { 0, 0, 0 };
 	bool busy = false;
 	int c;
 
@@ -843,36 +919,62 @@ static void bk_census_answer(struct rdlm_engine *eng, const struct rdlm_msg *m,
 	r.reqid = m->reqid;
 	r.arg2 = m->arg2;
 	r.flags = busy;
-	for (c = 0; c < 3; c++)
+	for (c = 0; c < BK_NCLS; c++)
 		r.arg |= (u64)live[c] << (c * BK_COUNT_BITS);
 	bk_send(eng, out, NULL, m->src, &r);
 }
 
+static void bk_unconverted(struct rdlm_engine *eng, struct rdlm_req *req,
+			   int err, struct rdlm_out *out);
+static void bk_up_next(struct rdlm_engine *eng, struct rdlm_req *req,
+		       struct rdlm_out *out, u64 v);
+
 /*
  * Every answer is in and the word reads @v.  When nobody claims a unit
- * ahead of us in the classes we wait for, every one of them is a dead
- * member's or an orphan of a failed verb: move their n counters to our
- * ticket, as Algorithm 2's reset does for holders presumed dead.  Safe
- * because a live request ahead of us that had not released when we read
- * @v was claimed in its node's answer (its ticket was known there, or the
- * answer said busy), and the CAS from @v fails if a release lands since.
- * Units can only be skipped from the head of a class: n counters are
- * positions, so the live waiter nearest the dead ones repairs the word.
+ * ahead of the target in the classes it concerns, every one of them is a
+ * dead member's or an orphan of a failed verb: move those n counters to
+ * the target, as Algorithm 2's reset does for holders presumed dead.  Safe
+ * because a live request ahead that had not released when we read @v was
+ * claimed in its node's answer (its ticket was known there, or the answer
+ * said busy), and the CAS from @v fails if a release lands since.  Units
+ * can only be skipped from the head of a class: n counters are positions,
+ * so the live waiter nearest the dead ones repairs the word.  A waiter
+ * looks at the classes it waits for; the reset to zero at every class; an
+ * up-conversion at the exclusive tickets queued behind our share (none of
+ * them can be granted while we hold it).
  */
 static void bk_census_read(struct rdlm_engine *eng, struct rdlm_req *req,
 			   struct rdlm_out *out, u64 v, u64 issue)
 {
 	const struct bk_layout *l = bk_lay(eng);
 	struct bk_req *b = bk(req);
-	bool zero = b->flags & BKF_CZERO;
-	u64 t = zero ? b->legit : b->ticket, add = 0;
+	u8 kind = bk_census_kind(b);
+	u64 t = bk_census_target(b), add = 0;
 	bool busy = false;
 	int c;
 
-	if (!zero && (bk_skipped(eng, b, v) ||
-		      bk_turn(l, b->ticket, v, b->cls, 0))) {
-		bk_observe(eng, req, out, v, issue);
-		return;
+	switch (kind) {
+	case BK_CS_ZERO:
+		if (!bk_overflowed(eng, v)) {
+			bk_finish(eng, req, out);	/* someone reset it */
+			return;
+		}
+		break;
+	case BK_CS_CONV:
+		if ((b->flags & (BKF_CVCANCEL | BKF_CANCEL)) ||
+		    bk_up_ok(eng, b, v) || bk_overflowed(eng, v)) {
+			b->conv = BK_CV_CAS;	/* as if our CAS saw @v */
+			bk_up_next(eng, req, out, v);
+			return;
+		}
+		break;
+	default:
+		if (bk_skipped(eng, b, v) ||
+		    bk_turn(l, b->ticket, v, b->cls, 0)) {
+			bk_observe(eng, req, out, v, issue);
+			return;
+		}
+		break;
 	}
 	bk_count_live(eng, req, req->node, req->slot, t, b->live, &busy);
 	if (busy) {
@@ -881,10 +983,11 @@ static void bk_census_read(struct rdlm_engine *eng, struct rdlm_req *req,
 		return;
 	}
 	for (c = 0; c < l->ncls; c++) {
-		if (!zero && !bk_waits_on(b->cls, 0, c))
+		if ((kind == BK_CS_WAIT && !bk_waits_on(b->cls, 0, c)) ||
+		    (kind == BK_CS_CONV && c != BK_X))
 			continue;
 		if (b->live[c]) {
-			add = 0;	/* someone alive is ahead of us */
+			add = 0;	/* someone alive is ahead */
 			break;
 		}
 		if (nv(l, v, c) < mv(l, t, c))
@@ -892,12 +995,11 @@ static void bk_census_read(struct rdlm_engine *eng, struct rdlm_req *req,
 	}
 	if (!add) {
 		b->census_n++;		/* all alive: look less often */
-		if (zero) {
-			b->stall_since = out->now;
+		b->stall_since = out->now;
+		if (kind != BK_CS_WAIT) {
 			bk_census_abort(eng, req, out);
 			return;
 		}
-		b->stall_since = out->now;
 		b->phase = BK_WAIT;
 		rdlm_engine_arm(eng, out, req,
 				bk_poll_delay(eng, bk_wait_count(l, t, v)));
@@ -905,13 +1007,20 @@ static void bk_census_read(struct rdlm_engine *eng, struct rdlm_req *req,
 	}
 	b->cmp = v;
 	b->cmp_new = v + add;
-	if (zero) {
+	switch (kind) {
+	case BK_CS_ZERO:
 		b->phase = BK_ZERO;
 		bk_post(eng, req, out, RDLM_VERB_CAS, 0, v, v + add, CK_SKIP);
-		return;
+		break;
+	case BK_CS_CONV:
+		b->conv = BK_CV_CCAS;
+		bk_post(eng, req, out, RDLM_VERB_CAS, 0, v, v + add, CK_CCAS);
+		break;
+	default:
+		b->phase = BK_RCAS;
+		bk_post(eng, req, out, RDLM_VERB_CAS, 0, v, v + add, CK_CCAS);
+		break;
 	}
-	b->phase = BK_RCAS;
-	bk_post(eng, req, out, RDLM_VERB_CAS, 0, v, v + add, CK_CCAS);
 }
 
 static void bk_backoff(struct rdlm_engine *eng, struct rdlm_req *req,
@@ -1051,7 +1160,7 @@ static void bk_on_zero(struct rdlm_engine *eng, struct rdlm_req *req,
 		b->stall_since = out->now;
 	} else if (eng->p.no_lease) {
 		if (bk_census_due(eng, b, out)) {
-			bk_census(eng, req, out, true);
+			bk_census(eng, req, out, BK_CS_ZERO);
 			return;
 		}
 	} else if (n != bk_nbits(l, b->legit) &&
@@ -1126,21 +1235,6 @@ static void bk_unconverted(struct rdlm_engine *eng, struct rdlm_req *req,
 }
 
 /*
- * May a shared holder take the exclusive ticket on word @v?  Only while no
- * exclusive ticket is outstanding (one would be behind our share, waiting
- * for it, and would get the word before us once we give the share back),
- * or, on a word at COUNT_MAX, once ours is the only hold left on it.
- */
-static bool bk_up_ok(struct rdlm_engine *eng, const struct bk_req *b, u64 v)
-{
-	const struct bk_layout *l = bk_lay(eng);
-
-	if (bk_overflowed(eng, v))
-		return v == bk_only_us(l, b, v);
-	return mv(l, v, BK_X) == nv(l, v, BK_X);
-}
-
-/*
  * The up-conversion's CAS from @v: our exclusive ticket and the release of
  * our shared units in one atomic; on a word at COUNT_MAX, a fresh word
  * with only our exclusive ticket (nothing else is left on it).
@@ -1176,6 +1270,8 @@ static void bk_up_start(struct rdlm_engine *eng, struct rdlm_req *req,
 	struct bk_req *b = bk(req);
 
 	b->attempts = 0;
+	b->census_n = 0;
+	b->stall_since = out->now;
 	if (b->cls == BK_X) {
 		/* a down-conversion kept the word exclusive: granted now */
 		b->conv = BK_CV_POLL;
@@ -1184,6 +1280,30 @@ static void bk_up_start(struct rdlm_engine *eng, struct rdlm_req *req,
 	}
 	/* with luck, nobody else is on the word */
 	bk_up_cas(eng, req, out, bk_quiet(bk_lay(eng), b));
+}
+
+/* the up-conversion could not take its ticket on word @v: what next */
+static void bk_up_next(struct rdlm_engine *eng, struct rdlm_req *req,
+		       struct rdlm_out *out, u64 v)
+{
+	const struct bk_layout *l = bk_lay(eng);
+	struct bk_req *b = bk(req);
+	bool fresh = bk_overflowed(eng, v);
+	bool at_once = bk_up_ok(eng, b, v) &&
+		       (fresh || nv(l, v, BK_S) + b->k == mv(l, v, BK_S));
+
+	b->cv_seen = v;
+	if (b->flags & (BKF_CVCANCEL | BKF_CANCEL))
+		bk_unconverted(eng, req, -ECANCELED, out);
+	else if ((b->flags & BKF_CVNOQ) && !at_once)
+		bk_unconverted(eng, req, -EAGAIN, out);
+	else if (bk_up_ok(eng, b, v))
+		bk_up_cas(eng, req, out, v);
+	else if (!fresh && !(b->flags & BKF_CVNODL))
+		/* an exclusive waits for our share: fs/dlm's -EDEADLK */
+		bk_unconverted(eng, req, -EDEADLK, out);
+	else
+		bk_up_poll(eng, req, out);	/* the callers resolve it */
 }
 
 /* the up-conversion's CAS came back with the word's value @old */
@@ -1196,21 +1316,7 @@ static void bk_on_upcas(struct rdlm_engine *eng, struct rdlm_req *req,
 	u64 v = b->cmp_new;
 
 	if (old != b->cmp) {
-		bool at_once = bk_up_ok(eng, b, old) &&
-			       (fresh || nv(l, old, BK_S) + b->k ==
-					 mv(l, old, BK_S));
-
-		if (b->flags & (BKF_CVCANCEL | BKF_CANCEL))
-			bk_unconverted(eng, req, -ECANCELED, out);
-		else if ((b->flags & BKF_CVNOQ) && !at_once)
-			bk_unconverted(eng, req, -EAGAIN, out);
-		else if (bk_up_ok(eng, b, old))
-			bk_up_cas(eng, req, out, old);
-		else if (!fresh && !(b->flags & BKF_CVNODL))
-			/* an exclusive waits for our share: fs/dlm's -EDEADLK */
-			bk_unconverted(eng, req, -EDEADLK, out);
-		else
-			bk_up_poll(eng, req, out);	/* the callers resolve it */
+		bk_up_next(eng, req, out, old);
 		return;
 	}
 	/* our exclusive ticket is taken, our shared units given back */
@@ -1313,12 +1419,12 @@ static int bk_convert(struct rdlm_engine *eng, struct rdlm_req *req, u8 mode,
 	if (!held || (b->flags & (BKF_LOST | BKF_CANCEL)) ||
 	    mode >= RDLM_MODE_UP)
 		return -EINVAL;
-	if (b->conv == BK_CV_CAS || b->conv == BK_CV_POLL ||
-	    b->conv == BK_CV_QUEUED || (b->flags & BKF_UPPEND)) {
+	if ((b->conv != BK_CV_NONE && b->conv != BK_CV_DOWN) ||
+	    (b->flags & BKF_UPPEND)) {
 		if (mode != req->mode)
 			return -EBUSY;
 		b->flags |= BKF_CVCANCEL;
-		if (b->conv == BK_CV_POLL)
+		if (b->conv == BK_CV_POLL || b->conv == BK_CV_CENSUS)
 			rdlm_engine_arm(eng, out, req, 0);	/* answer soon */
 		return 0;
 	}
@@ -1347,7 +1453,7 @@ static void bk_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 {
 	struct rdlm_req *req = cqe->req;
 	struct bk_req *b;
-	u64 issue;
+	u64 issue, v;
 
 	if (!req)
 		return;
@@ -1361,8 +1467,14 @@ static void bk_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 	}
 	if (cqe->cookie == CK_CENSUS) {
 		/* a census question that may not have arrived */
-		if (cqe->status && b->phase == BK_CENSUS)
+		if (cqe->status && bk_in_census(b))
 			bk_census_abort(eng, req, out);
+		return;
+	}
+	if (cqe->status && (b->conv == BK_CV_CREAD || b->conv == BK_CV_CCAS)) {
+		/* the hold is untouched (the CAS only skips dead tickets) */
+		b->conv = BK_CV_CENSUS;
+		bk_census_abort(eng, req, out);
 		return;
 	}
 	if (cqe->status) {
@@ -1422,17 +1534,20 @@ static void bk_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 			bk_on_zero(eng, req, out, cqe->value);
 		break;
 	case CK_CREAD:
-		if (b->phase == BK_CREAD)
+		if (b->phase == BK_CREAD || b->conv == BK_CV_CREAD)
 			bk_census_read(eng, req, out, cqe->value, issue);
 		break;
 	case CK_CCAS:
-		if (b->phase != BK_RCAS)
+		if (b->phase != BK_RCAS && b->conv != BK_CV_CCAS)
 			break;
-		if (cqe->value == b->cmp) {
+		if (cqe->value == b->cmp)
 			rdlm_stat_inc(&eng->stats.resets);
-			bk_observe(eng, req, out, b->cmp_new, issue);
+		v = cqe->value == b->cmp ? b->cmp_new : cqe->value;
+		if (b->conv == BK_CV_CCAS) {
+			b->conv = BK_CV_CAS;	/* as if our CAS saw @v */
+			bk_up_next(eng, req, out, v);
 		} else {
-			bk_observe(eng, req, out, cqe->value, issue);
+			bk_observe(eng, req, out, v, issue);
 		}
 		break;
 	case CK_UPCAS:
@@ -1461,10 +1576,13 @@ static int bk_unlock(struct rdlm_engine *eng, struct rdlm_req *req,
 		switch (b->conv) {
 		case BK_CV_CAS:
 		case BK_CV_DOWN:
-			/* given back once the CAS says in which class */
+		case BK_CV_CREAD:
+		case BK_CV_CCAS:
+			/* given back once the verb in flight is answered */
 			b->flags |= BKF_CANCEL;
 			return 0;
 		case BK_CV_POLL:
+		case BK_CV_CENSUS:
 			b->conv = BK_CV_NONE;
 			break;
 		default:
@@ -1520,6 +1638,10 @@ static void bk_up_timer(struct rdlm_engine *eng, struct rdlm_req *req,
 		req->mode = RDLM_MODE_EX;
 		rdlm_engine_emit(eng, out, RDLM_ACT_GRANT, req, (s64)U64_MAX,
 				 RDLM_MODE_EX);
+	} else if (b->cls == BK_S && !bk_overflowed(eng, b->cv_seen) &&
+		   bk_census_due(eng, b, out)) {
+		/* an exclusive behind our share for long: is it alive? */
+		bk_census(eng, req, out, BK_CS_CONV);
 	} else {
 		bk_up_cas(eng, req, out, bk_quiet(bk_lay(eng), b));
 	}
@@ -1549,6 +1671,11 @@ static void bk_timer(struct rdlm_engine *eng, struct rdlm_req *req,
 	case BK_HELD:
 		if (b->conv == BK_CV_POLL) {
 			bk_up_timer(eng, req, out);
+		} else if (b->conv == BK_CV_CENSUS) {
+			if (b->flags & BKF_CVCANCEL)
+				bk_unconverted(eng, req, -ECANCELED, out);
+			else
+				bk_census(eng, req, out, BK_CS_CONV);
 		} else if (out->now >= b->lease_end) {
 			bk_lose(eng, req, out);
 		} else if (b->stage == 1 && !(b->flags & BKF_POLLING)) {
@@ -1557,7 +1684,7 @@ static void bk_timer(struct rdlm_engine *eng, struct rdlm_req *req,
 		}
 		break;
 	case BK_CENSUS:
-		bk_census(eng, req, out, b->flags & BKF_CZERO);
+		bk_census(eng, req, out, bk_census_kind(b));
 		break;
 	case BK_ZWAIT:
 		b->phase = BK_ZERO;
@@ -1580,9 +1707,10 @@ static void bk_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 {
 	u32 i;
 
-	if (node >= eng->p.nr_nodes || node >= 64)
+	if (node >= eng->p.nr_nodes)
 		return;
-	eng->down |= BIT_ULL(node);
+	if (node < 64)
+		eng->down |= BIT_ULL(node);
 	for (i = 0; i < eng->p.nr_reqs; i++) {
 		struct rdlm_req *req = &eng->reqs[i];
 		struct bk_req *b = bk(req);
@@ -1598,15 +1726,17 @@ static void bk_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 				   b->phase == BK_CENSUS) {
 				bk_fail(eng, req, out, -EIO);
 				bk_finish(eng, req, out);
+			} else if (b->phase == BK_ZWAIT) {
+				bk_finish(eng, req, out);
 			}
-			/* the others' verbs to it have failed or will */
+			/* the others' verbs to it have failed already */
 			continue;
 		}
 		if (!eng->p.no_lease)
 			continue;
 		b->flags |= BKF_CNOW;
-		if (b->phase == BK_CENSUS)
-			bk_census(eng, req, out, b->flags & BKF_CZERO);
+		if (bk_in_census(b))
+			bk_census(eng, req, out, bk_census_kind(b));
 	}
 }
 

@@ -1276,6 +1276,46 @@ static void t_bk_no_lease(void)
 	cqe(r, last_cookie, RDLM_VERB_FA, 0, 2900);
 	rdlm_req_free(&E, r);
 
+	/* NODLCKWT, behind node 3's dead exclusive waiter: a census skips it */
+	r = start(RDLM_MODE_SH, 1, 2950, W4(5, 8, 5, 8), 2960);
+	o = O(2970);
+	CHECK(E.ops->convert(&E, r, RDLM_MODE_EX, RDLM_RF_NODLCKWT, &o) == 0);
+	cas_back(r, W4(5, 8, 6, 10), 2980, &swap);
+	CHECK(find(RDLM_ACT_TIMER, 0) && !count_msgs(BK_CENSUS_MSG));
+	o = O(2990);
+	E.ops->member_down(&E, 3, 1, &o);
+	fire(r, 2995);
+	CHECK(count_msgs(BK_CENSUS_MSG) == 2);
+	m = sent(BK_CENSUS_MSG);
+	CHECK(m.msg.token == W4(0, 0, 6, 10));
+	cqe(r, m.cookie, RDLM_VERB_SEND, 0, 2995);	/* both sent */
+	cqe(r, m.cookie, RDLM_VERB_SEND, 0, 2995);
+	m.msg.type = BK_COUNT_MSG;
+	m.msg.arg = 1ULL << 20;		/* node 1: a reader, not in the way */
+	m.msg.src = 1;
+	deliver(&E, &m, 1, 2996);
+	m.msg.arg = 0;
+	m.msg.src = 2;
+	deliver(&E, &m, 2, 2996);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(5, 8, 6, 10), 2997);
+	cmp = cas_back(r, ~0ULL, 2998, &swap);
+	CHECK(cmp == W4(5, 8, 6, 10) && swap == W4(6, 8, 6, 10));
+	cmp = cas_back(r, W4(6, 8, 6, 10), 2999, &swap);
+	CHECK(cmp == W4(6, 8, 6, 10) && swap == W4(6, 9, 7, 10));
+	CHECK(!find(RDLM_ACT_GRANT, 0) && unconverted_err() == 1);
+	o = O(2999);
+	E.ops->unlock(&E, r, &o);	/* queued: given back at its turn */
+	fire(r, 3000);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(6, 10, 7, 10), 3001);
+	CHECK(!find(RDLM_ACT_GRANT, 0) && !find(RDLM_ACT_FAIL, 0));
+	CHECK(expect_post(RDLM_VERB_FA) && posted(RDLM_VERB_FA)->arg0 ==
+	      1ULL << 48);
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 3002);
+	CHECK(find(RDLM_ACT_DONE, 0));
+	rdlm_req_free(&E, r);
+
 	/* an exclusive waiter behind node 3's dead hold (nX 5, ours 6) */
 	x = start(RDLM_MODE_EX, 1, 3000, W4(5, 9, 6, 9), 3100);
 	fire(x, 3200);
