@@ -18,8 +18,8 @@
  *		mailbox_slots	receive area slots per member
  *		lease_us, omega_ns, backoff_r_us, backoff_l_us, kmax,
  *		update_locks, nr_reqs	engine parameters; lease_us 0: no
- *				leases (central: holds last until released;
- *				the bakery refuses it)
+ *				leases (holds last until released; the
+ *				range engines refuse it)
  *		local_grants_max	local takeovers of a held lock word
  *		cache_us	hold caching: a lock word no local lock uses
  *				any more is kept this long for the next one,

@@ -57,9 +57,18 @@ echo 5 >$L/members && echo 64 >$L/table_size || fail "valid lockspace"
 echo 24 >$L/lvb_len || fail "lvb_len 24 is in range"
 expect_fail "Invalid argument" bash -c "echo 1 >$L/enable"	# not 16 x n
 echo 64 >$L/lvb_len || fail "lvb_len 64"
-# no leases: central can do without, the bakery (the default) cannot
+# no leases: the bakery (the default) can do without (a census of the
+# live members), a range engine cannot (it enables with a lease)
+echo rangeseg >$L/engine || fail "engine rangeseg"
 echo 0 >$L/lease_us || fail "lease_us 0"
 expect_fail "Invalid argument" bash -c "echo 1 >$L/enable"
+echo 10000 >$L/lease_us || fail "lease_us 10000"
+echo 1 >$L/enable || fail "enable rangeseg with a lease"
+echo 0 >$L/enable || fail "disable"
+echo bakery >$L/engine || fail "engine bakery"
+echo 0 >$L/lease_us || fail "lease_us 0"
+echo 1 >$L/enable || fail "enable the bakery without a lease"
+echo 0 >$L/enable || fail "disable"
 echo 10000 >$L/lease_us || fail "lease_us 10000"
 echo 1 >$L/enable || fail "enable"
 expect_fail "busy" bash -c "echo 32 >$L/lvb_len"
