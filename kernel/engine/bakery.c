@@ -21,9 +21,11 @@
  *
  * Blocking notices (not in the paper): a holder sees the waiters whose
  * tickets were taken before its grant; a request that has to wait SENDs
- * BLOCKING once to every other member, so that holders granted before it
- * took its ticket hear of it too (a member without a request on the word
- * ignores it). Holders that cache locks depend on hearing of every waiter.
+ * BLOCKING once per ticket to every other member, so that holders granted
+ * before it took its ticket hear of it too (a member without a request on
+ * the word ignores it); one that backs off a word at COUNT_MAX waits for
+ * its holders all the same and SENDs too. Holders that cache locks depend
+ * on hearing of every waiter.
  *
  * Without leases (no_lease, not in the paper): holds last until released,
  * for callers that cache locks as long as they like (OCFS2).  A waiter
@@ -113,7 +115,7 @@ enum { BK_CS_WAIT, BK_CS_ZERO, BK_CS_CONV };
 #define BKF_OVF		0x10	/* ovf_n valid */
 #define BKF_POLLING	0x20	/* READ in flight while held (update) */
 #define BKF_ANNOUNCED	0x40	/* told the other members we wait */
-#define BKF_TOLD	0x80	/* a waiter announced itself before our grant */
+#define BKF_TOLD	0x80	/* waiters announced themselves before our grant */
 #define BKF_CZERO	0x100	/* census for the reset to zero */
 #define BKF_CNOW	0x200	/* a member died: census at the next look */
 #define BKF_CBUSY	0x400	/* a census answer said "ticket in flight" */
@@ -137,6 +139,7 @@ struct bk_req {
 	u32 census_n;	/* censuses of this stall that found nobody dead */
 	u64 census_from;/* members that answered */
 	u32 live[BK_NCLS];	/* units ahead claimed by the answers */
+	u32 told_max;	/* latest waiter's max counter of our class (TOLD) */
 	u64 ticket;	/* word value returned by our ticket FA */
 	u64 last_n;	/* n counters of the latest observation */
 	u64 stall_since;/* when last_n was first seen (completion time) */
@@ -196,6 +199,17 @@ static u64 bk_nbits(const struct bk_layout *l, u64 v)
 	for (c = 0; c < l->ncls; c++)
 		r |= (u64)nv(l, v, c) << l->nsh[c];
 	return r;
+}
+
+/*
+ * Is a waiter whose ticket came from a word with max counter @t in our
+ * class behind our ticket?  Every FA after ours saw our k units on it; a
+ * waiter ahead of us is not held up by us, and a notice from it would
+ * only make a caching holder give the word back for nothing.
+ */
+static bool bk_behind(const struct bk_layout *l, const struct bk_req *b, u32 t)
+{
+	return t >= mv(l, b->ticket, b->cls) + b->k;
 }
 
 /* @v with every n counter set to its max: "everyone is done" */
@@ -533,7 +547,8 @@ static void bk_grant(struct rdlm_engine *eng, struct rdlm_req *req,
 					 RDLM_NOTICE_BLOCKING, 0);
 		}
 	}
-	if ((b->flags & BKF_TOLD) && !(b->flags & BKF_BLOCKING)) {
+	if ((b->flags & BKF_TOLD) && !(b->flags & BKF_BLOCKING) &&
+	    bk_behind(l, b, b->told_max)) {
 		b->flags |= BKF_BLOCKING;
 		rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
 				 RDLM_NOTICE_BLOCKING, 0);
@@ -550,8 +565,9 @@ static void bk_census_count(struct rdlm_engine *eng, const struct rdlm_msg *m,
 static void bk_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 		    struct rdlm_out *out)
 {
+	const struct bk_layout *l = bk_lay(eng);
 	const struct rdlm_msg *m = &rx->msg;
-	u32 i;
+	u32 i, t;
 
 	if (rx->kind != RDLM_VERB_SEND || m->slot >= eng->p.nr_slots ||
 	    m->src >= eng->p.nr_nodes || m->src == eng->p.node)
@@ -573,8 +589,13 @@ static void bk_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 		if (!req->busy || req->node != m->arg || req->slot != m->slot)
 			continue;
 		if (b->phase != BK_HELD) {
-			b->flags |= BKF_TOLD;	/* told on its grant */
-		} else if (!(b->flags & (BKF_BLOCKING | BKF_LOST))) {
+			/* told on its grant, if the waiter is behind it */
+			t = mv(l, m->token, b->cls);
+			if (!(b->flags & BKF_TOLD) || t > b->told_max)
+				b->told_max = t;
+			b->flags |= BKF_TOLD;
+		} else if (!(b->flags & (BKF_BLOCKING | BKF_LOST)) &&
+			   bk_behind(l, b, mv(l, m->token, b->cls))) {
 			b->flags |= BKF_BLOCKING;
 			rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
 					 RDLM_NOTICE_BLOCKING, 0);
@@ -582,9 +603,13 @@ static void bk_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	}
 }
 
-/* We have to wait: tell the holders, whoever they are, once. */
+/*
+ * We have to wait: tell the holders, whoever they are, once.  @t is the
+ * word our ticket came from (or any later value): a holder ahead of it is
+ * told, a request behind it not.
+ */
 static void bk_announce(struct rdlm_engine *eng, struct rdlm_req *req,
-			struct rdlm_out *out)
+			struct rdlm_out *out, u64 t)
 {
 	struct bk_req *b = bk(req);
 	struct rdlm_verb v;
@@ -606,6 +631,7 @@ static void bk_announce(struct rdlm_engine *eng, struct rdlm_req *req,
 		v.msg.src = eng->p.node;
 		v.msg.slot = req->slot;
 		v.msg.arg = req->node;
+		v.msg.token = t & ~bk_nbits(bk_lay(eng), ~0ULL);
 		rdlm_engine_post(eng, out, &v);
 	}
 }
@@ -1079,6 +1105,12 @@ static void bk_on_ticket(struct rdlm_engine *eng, struct rdlm_req *req,
 		b->flags |= BKF_OVF;
 		b->ticket = prev;
 		b->phase = BK_UNDO;
+		/*
+		 * we wait as much as a queued ticket does: for every hold on
+		 * the word to go (the ResetFrom holder's resets it), and a
+		 * holder that caches its lock must hear of us
+		 */
+		bk_announce(eng, req, out, prev);
 		bk_post(eng, req, out, RDLM_VERB_FA, RDLM_VF_DEQUEUE,
 			-((u64)b->k << l->msh[b->cls]), 0, CK_UNDO);
 		return;
@@ -1097,8 +1129,13 @@ static void bk_on_ticket(struct rdlm_engine *eng, struct rdlm_req *req,
 		bk_grant(eng, req, out, prev, b->issue);
 		return;
 	}
-	/* the FA result is our first look: wait before the first READ */
-	bk_announce(eng, req, out);
+	/*
+	 * the FA result is our first look: wait before the first READ.  Told
+	 * of us already when the word was at COUNT_MAX?  Those holders may
+	 * be gone: the ones of this ticket hear of us anew.
+	 */
+	b->flags &= ~BKF_ANNOUNCED;
+	bk_announce(eng, req, out, prev);
 	b->phase = BK_WAIT;
 	rdlm_engine_arm(eng, out, req,
 			bk_poll_delay(eng, bk_wait_count(l, prev, prev)));
@@ -1260,6 +1297,9 @@ static void bk_up_poll(struct rdlm_engine *eng, struct rdlm_req *req,
 {
 	struct bk_req *b = bk(req);
 
+	/* on a word at COUNT_MAX the other holds go first: tell them */
+	if (bk_overflowed(eng, b->cv_seen))
+		bk_announce(eng, req, out, b->cv_seen);
 	b->conv = BK_CV_POLL;
 	rdlm_engine_arm(eng, out, req, rdlm_engine_backoff(eng, ++b->attempts));
 }
@@ -1272,6 +1312,7 @@ static void bk_up_start(struct rdlm_engine *eng, struct rdlm_req *req,
 	b->attempts = 0;
 	b->census_n = 0;
 	b->stall_since = out->now;
+	b->flags &= ~BKF_ANNOUNCED;	/* a new wait: announced anew */
 	if (b->cls == BK_X) {
 		/* a down-conversion kept the word exclusive: granted now */
 		b->conv = BK_CV_POLL;
@@ -1337,7 +1378,7 @@ static void bk_on_upcas(struct rdlm_engine *eng, struct rdlm_req *req,
 		bk_grant(eng, req, out, v, issue);
 		return;
 	}
-	bk_announce(eng, req, out);
+	bk_announce(eng, req, out, v);
 	b->phase = BK_WAIT;
 	rdlm_engine_arm(eng, out, req,
 			bk_poll_delay(eng, bk_wait_count(l, b->ticket, v)));

@@ -75,6 +75,18 @@ static const struct rdlm_verb *posted(u8 vkind)
 	return NULL;
 }
 
+static int count_msgs(u16 type)
+{
+	int i, n = 0;
+
+	for (i = 0; i < cap.n; i++)
+		if (cap.a[i].kind == RDLM_ACT_POST &&
+		    cap.a[i].verb.kind == RDLM_VERB_SEND &&
+		    cap.a[i].verb.msg.type == type)
+			n++;
+	return n;
+}
+
 static bool has_notice(u8 notice)
 {
 	int i;
@@ -159,6 +171,21 @@ static const struct rdlm_verb *expect_post(u8 kind)
 	if (v)
 		last_cookie = v->cookie;
 	return v;
+}
+
+/* deliver the SEND captured in cap.a[i] to @to, from @from */
+static void deliver(struct rdlm_engine *to, const struct rdlm_verb *v,
+		    u32 from, u64 now)
+{
+	struct rdlm_rx rx;
+	struct rdlm_out o;
+
+	memset(&rx, 0, sizeof(rx));
+	rx.kind = RDLM_VERB_SEND;
+	rx.src = from;
+	rx.msg = v->msg;
+	o = O(now);
+	to->ops->recv(to, &rx, &o);
 }
 
 static void fire(struct rdlm_req *r, u64 now)
@@ -266,6 +293,8 @@ static void t_bk_overflow(void)
 	r = start(RDLM_MODE_SH, 1, 0, W4(10, 32760, 10, 32768), 2000);
 	v = expect_post(RDLM_VERB_FA);
 	CHECK(v && v->arg0 == (u64)-1 && (v->flags & RDLM_VF_DEQUEUE));
+	/* it waits for every hold to go: their holders hear of it */
+	CHECK(count_msgs(RDLM_MSG_BLOCKING) == 3);
 	cqe(r, last_cookie, RDLM_VERB_FA, 0, 3000);
 	t = timer_delay();
 	CHECK(t <= 10000);			/* R x 2^0 */
@@ -275,6 +304,7 @@ static void t_bk_overflow(void)
 	/* exclusive side: maxX at COUNT_MAX (18-20); backoff window doubles */
 	cqe(r, last_cookie, RDLM_VERB_FA, W4(32768, 10, 32768, 10), 20000);
 	expect_post(RDLM_VERB_FA);
+	CHECK(count_msgs(RDLM_MSG_BLOCKING) == 0);	/* once a request */
 	cqe(r, last_cookie, RDLM_VERB_FA, 0, 21000);
 	t = timer_delay();
 	CHECK(t <= 20000);			/* R x 2^1 */
@@ -418,6 +448,60 @@ static void t_bk_conflict(void)
 	expect_post(RDLM_VERB_READ);
 	cqe(r, last_cookie, RDLM_VERB_READ, W4(3, 0, 104, 1), 11000);
 	CHECK(fail_err() == -EDEADLK);
+	rdlm_engine_fini(&E);
+}
+
+/* a waiter's BLOCKING from node 2, its ticket from a word with @maxes */
+static void bk_announced(u64 maxes, u64 now)
+{
+	struct rdlm_verb v;
+
+	memset(&v, 0, sizeof(v));
+	v.msg.type = RDLM_MSG_BLOCKING;
+	v.msg.src = 2;
+	v.msg.slot = 3;
+	v.msg.arg = 1;
+	v.msg.token = maxes;
+	deliver(&E, &v, 2, now);
+}
+
+/*
+ * Blocking notices come from waiters behind a ticket only: one ahead of it
+ * (it announced itself, then we took our ticket) is not held up by us, and
+ * a holder that caches its lock would give it back for nothing.
+ */
+static void t_bk_blocking_behind(void)
+{
+	struct rdlm_req *r;
+	struct rdlm_out o;
+
+	eng_setup(&rdlm_bakery_ops, 0, 1);
+	/* exclusive ticket maxX 1 -> 2: waiters ahead saw maxX <= 1 */
+	r = start(RDLM_MODE_EX, 1, 0, W4(0, 4, 1, 4), 100);
+	bk_announced(W4(0, 0, 1, 4), 200);	/* ahead of us */
+	CHECK(!cap.n);
+	fire(r, 1000);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(1, 4, 2, 4), 1100);
+	CHECK(find(RDLM_ACT_GRANT, 0) && !has_notice(RDLM_NOTICE_BLOCKING));
+	bk_announced(W4(0, 0, 1, 4), 1200);	/* held: still not ours */
+	CHECK(!has_notice(RDLM_NOTICE_BLOCKING));
+	bk_announced(W4(0, 0, 2, 4), 1300);	/* behind us */
+	CHECK(has_notice(RDLM_NOTICE_BLOCKING));
+	o = O(1400);
+	E.ops->unlock(&E, r, &o);
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 1500);
+	rdlm_req_free(&E, r);
+
+	/* a waiter behind us announced before our grant: told at the grant */
+	r = start(RDLM_MODE_SH, 1, 2000, W4(2, 4, 3, 4), 2100);
+	bk_announced(W4(0, 0, 3, 4), 2200);	/* ahead (an exclusive) */
+	bk_announced(W4(0, 0, 3, 5), 2300);	/* behind: saw our unit */
+	bk_announced(W4(0, 0, 2, 4), 2400);	/* an older one, late */
+	fire(r, 3000);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(3, 4, 3, 5), 3100);
+	CHECK(find(RDLM_ACT_GRANT, 0) && has_notice(RDLM_NOTICE_BLOCKING));
 	rdlm_engine_fini(&E);
 }
 
@@ -690,33 +774,6 @@ static void home_setup(u32 entries)
 	p.lease_ns = LEASE;
 	if (rdlm_engine_init(&H, &rdlm_central_ops, &p))
 		abort();
-}
-
-/* deliver the SEND captured in cap.a[i] to @to, from @from */
-static void deliver(struct rdlm_engine *to, const struct rdlm_verb *v,
-		    u32 from, u64 now)
-{
-	struct rdlm_rx rx;
-	struct rdlm_out o;
-
-	memset(&rx, 0, sizeof(rx));
-	rx.kind = RDLM_VERB_SEND;
-	rx.src = from;
-	rx.msg = v->msg;
-	o = O(now);
-	to->ops->recv(to, &rx, &o);
-}
-
-static int count_msgs(u16 type)
-{
-	int i, n = 0;
-
-	for (i = 0; i < cap.n; i++)
-		if (cap.a[i].kind == RDLM_ACT_POST &&
-		    cap.a[i].verb.kind == RDLM_VERB_SEND &&
-		    cap.a[i].verb.msg.type == type)
-			n++;
-	return n;
 }
 
 static void t_central(void)
@@ -1379,6 +1436,23 @@ static void t_bk_no_lease(void)
 	E.ops->member_down(&E, 1, 2, &o);
 	CHECK(has_notice(RDLM_NOTICE_LOST));
 	rdlm_engine_fini(&E);
+
+	/*
+	 * up on a word at COUNT_MAX beside other readers: it waits for their
+	 * holds to go, so their holders hear of it (once: not at every poll)
+	 */
+	eng_setup(&rdlm_bakery_ops, 0, 1);
+	E.p.no_lease = 1;
+	r = start(RDLM_MODE_SH, 1, 0, W4(5, 8, 5, 8), 100);
+	o = O(200);
+	CHECK(E.ops->convert(&E, r, RDLM_MODE_EX, RDLM_RF_NODLCKWT, &o) == 0);
+	cas_back(r, W4(5, 8, 5, 32768), 300, &swap);
+	CHECK(count_msgs(RDLM_MSG_BLOCKING) == 3 && find(RDLM_ACT_TIMER, 0) &&
+	      unconverted_err() == 1);
+	fire(r, 300 + LEASE);
+	cas_back(r, W4(5, 9, 5, 32768), 400 + LEASE, &swap);
+	CHECK(!count_msgs(RDLM_MSG_BLOCKING) && find(RDLM_ACT_TIMER, 0));
+	rdlm_engine_fini(&E);
 }
 
 /*
@@ -1745,6 +1819,25 @@ static const struct rdlm_engine_ops *const cachers[] = {
 	&rdlm_dqnl_sf_ops, &rdlm_ncosed_ops,
 };
 
+/*
+ * A kept hold without a bound (no lease, cache_ns for ever) goes only when
+ * its holder is told: every waiter must tell it, also one that backs off a
+ * word at COUNT_MAX, or waits for ever (SIM_KEPT=1: this run alone).
+ */
+static void kept_until_asked(void)
+{
+	struct sim_cfg c;
+
+	sim_cfg_faulty(&c, &rdlm_bakery_ops);
+	c.ep.no_lease = 1;
+	c.ep.count_max = 200;
+	c.alpha = 3.0;
+	c.crashes = 2;
+	c.cache_ns = U64_MAX / 4;
+	tap("sim bakery no_lease COUNT_MAX 200, holds kept until asked, 2 crashes, 100k ops x 2 seeds",
+	    run_seeds("bakery-nolease-kept", &c, 2));
+}
+
 static void cache_randomized(void)
 {
 	struct sim_cfg c;
@@ -1764,6 +1857,8 @@ static void cache_randomized(void)
 			 cachers[i]->name);
 		tap(name, run_seeds(name + 4, &c, 2));
 	}
+
+	kept_until_asked();
 }
 
 /*
@@ -1833,6 +1928,10 @@ static void randomized(void)
 	struct sim_cfg c;
 	size_t i;
 
+	if (getenv("SIM_KEPT")) {
+		kept_until_asked();
+		return;
+	}
 	if (only) {
 		restart_randomized(only);
 		if (strstr(only, "range") || strstr("rangeseg rangecomb", only))
@@ -1966,6 +2065,7 @@ int main(int argc, char **argv)
 		{ "engine common: pool, ids, backoff, word ops", t_engine_common },
 		{ "bakery Alg.1: FA acquire, release, conflict, poll interval", t_bk_acquire },
 		{ "bakery Alg.1: COUNT_MAX overflow, undo, backoff, stuck reset", t_bk_overflow },
+		{ "bakery: blocking notices from the waiters behind a ticket only", t_bk_blocking_behind },
 		{ "bakery Alg.1/3: ResetFrom and CAS to zero at release", t_bk_resetfrom },
 		{ "bakery Alg.2: polling, grant, reset detection", t_bk_conflict },
 		{ "bakery Alg.2: shared waiter passed by later readers", t_bk_shared_ambiguity },
@@ -2009,7 +2109,7 @@ int main(int argc, char **argv)
 	printf("TAP version 13\n");
 	if (!getenv("SIM_ONLY"))	/* else the plan comes last */
 		printf("1..%zu\n", ARRAY_SIZE(units) + 6 + 6 +
-		       ARRAY_SIZE(flappers) + ARRAY_SIZE(cachers) +
+		       ARRAY_SIZE(flappers) + ARRAY_SIZE(cachers) + 1 +
 		       ARRAY_SIZE(restarters) + RANGE_RUNS);
 	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		if (getenv("SIM_ONLY") && !strstr(units[i].name, getenv("SIM_ONLY")))

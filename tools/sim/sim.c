@@ -1668,11 +1668,18 @@ static void push_fault(struct sim *s, enum ev_type begin, enum ev_type end,
 static void dump_stuck(struct sim *s, u32 nid, struct client *c)
 {
 	struct node *n = &s->nodes[nid];
+	struct sreq *r;
 	char buf[256];
 	u32 i;
 
 	fprintf(stderr, "stuck: n%u word %u mode %u since %llu\n", nid,
 		c->word, c->mode, (unsigned long long)c->first_start);
+	for (r = s->wactive[c->word]; r; r = r->wnext)
+		fprintf(stderr, "  on the word: n%u mode %u state %u%s%s%s since %llu\n",
+			r->node, r->mode, r->state, r->kept ? " kept" : "",
+			r->blocked ? " told" : "",
+			s->nodes[r->node].crashed ? " crashed" : "",
+			(unsigned long long)r->start);
 	if (!n->eng.ops->describe)
 		return;
 	for (i = 0; i < n->eng.p.nr_reqs; i++) {
