@@ -280,6 +280,12 @@ static bool bk_waits_on(int cls, int stage, int c)
 	}
 }
 
+/* the class of a request for @mode (exclusive when unknown) */
+static int bk_mode_cls(u8 mode)
+{
+	return mode == RDLM_MODE_SH ? BK_S : mode == RDLM_MODE_UP ? BK_U : BK_X;
+}
+
 static bool bk_turn(const struct bk_layout *l, u64 t, u64 v, int cls,
 		    int stage)
 {
@@ -399,8 +405,7 @@ static int bk_lock(struct rdlm_engine *eng, struct rdlm_req *req,
 		return -EBUSY;
 	memset(b, 0, sizeof(*b));
 	b->k = (u16)k;
-	b->cls = req->mode == RDLM_MODE_EX ? BK_X :
-		 req->mode == RDLM_MODE_SH ? BK_S : BK_U;
+	b->cls = bk_mode_cls(req->mode);
 	bk_ticket(eng, req, out);
 	return 0;
 }
@@ -541,7 +546,8 @@ static void bk_grant(struct rdlm_engine *eng, struct rdlm_req *req,
 	for (c = 0; c < l->ncls; c++) {
 		u32 mine = mv(l, b->ticket, c) + (c == b->cls ? b->k : 0);
 
-		if (mv(l, v, c) > mine && !(b->flags & BKF_BLOCKING)) {
+		if (mv(l, v, c) > mine && bk_waits_on(c, 1, b->cls) &&
+		    !(b->flags & BKF_BLOCKING)) {
 			b->flags |= BKF_BLOCKING;
 			rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
 					 RDLM_NOTICE_BLOCKING, 0);
@@ -586,7 +592,8 @@ static void bk_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 		struct rdlm_req *req = &eng->reqs[i];
 		struct bk_req *b = bk(req);
 
-		if (!req->busy || req->node != m->arg || req->slot != m->slot)
+		if (!req->busy || req->node != m->arg || req->slot != m->slot ||
+		    !bk_waits_on(bk_mode_cls(m->mode), 1, b->cls))
 			continue;
 		if (b->phase != BK_HELD) {
 			/* told on its grant, if the waiter is behind it */
@@ -627,7 +634,8 @@ static void bk_announce(struct rdlm_engine *eng, struct rdlm_req *req,
 		v.node = n;
 		v.slot = req->slot;
 		v.msg.type = RDLM_MSG_BLOCKING;
-		v.msg.mode = req->mode;
+		/* what we wait for: a conversion waits for exclusive */
+		v.msg.mode = b->conv != BK_CV_NONE ? RDLM_MODE_EX : req->mode;
 		v.msg.src = eng->p.node;
 		v.msg.slot = req->slot;
 		v.msg.arg = req->node;

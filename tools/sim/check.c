@@ -452,17 +452,23 @@ static void t_bk_conflict(void)
 }
 
 /* a waiter's BLOCKING from node 2, its ticket from a word with @maxes */
-static void bk_announced(u64 maxes, u64 now)
+static void bk_announced_mode(u64 maxes, u8 mode, u64 now)
 {
 	struct rdlm_verb v;
 
 	memset(&v, 0, sizeof(v));
 	v.msg.type = RDLM_MSG_BLOCKING;
+	v.msg.mode = mode;
 	v.msg.src = 2;
 	v.msg.slot = 3;
 	v.msg.arg = 1;
 	v.msg.token = maxes;
 	deliver(&E, &v, 2, now);
+}
+
+static void bk_announced(u64 maxes, u64 now)
+{
+	bk_announced_mode(maxes, RDLM_MODE_EX, now);
 }
 
 /*
@@ -502,6 +508,29 @@ static void t_bk_blocking_behind(void)
 	expect_post(RDLM_VERB_READ);
 	cqe(r, last_cookie, RDLM_VERB_READ, W4(3, 4, 3, 5), 3100);
 	CHECK(find(RDLM_ACT_GRANT, 0) && has_notice(RDLM_NOTICE_BLOCKING));
+	o = O(3200);
+	E.ops->unlock(&E, r, &o);
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 3300);
+	rdlm_req_free(&E, r);
+
+	/* a shared hold holds up no shared waiter behind it, an exclusive one */
+	r = start(RDLM_MODE_SH, 1, 4000, W4(3, 5, 3, 5), 4100);
+	CHECK(find(RDLM_ACT_GRANT, 0) && !has_notice(RDLM_NOTICE_BLOCKING));
+	bk_announced_mode(W4(0, 0, 3, 6), RDLM_MODE_SH, 4200);
+	CHECK(!has_notice(RDLM_NOTICE_BLOCKING));
+	bk_announced(W4(0, 0, 3, 6), 4300);
+	CHECK(has_notice(RDLM_NOTICE_BLOCKING));
+	o = O(4400);
+	E.ops->unlock(&E, r, &o);
+	cqe(r, last_cookie, RDLM_VERB_FA, 0, 4500);
+	rdlm_req_free(&E, r);
+
+	/* granted with a shared ticket behind it only: no notice either */
+	r = start(RDLM_MODE_SH, 1, 5000, W4(2, 6, 3, 6), 5100);
+	fire(r, 6000);
+	expect_post(RDLM_VERB_READ);
+	cqe(r, last_cookie, RDLM_VERB_READ, W4(3, 6, 3, 8), 6100);
+	CHECK(find(RDLM_ACT_GRANT, 0) && !has_notice(RDLM_NOTICE_BLOCKING));
 	rdlm_engine_fini(&E);
 }
 
