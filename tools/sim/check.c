@@ -9,6 +9,8 @@
  *                        "range", and only the range engines' simulations
  *   SIM_ONLY=restart sim-check  only the crash-restart simulations (any
  *                        substring of their names: "dqnl-sf NIC")
+ *   SIM_KEPT=1 sim-check  the bakery's run with holds kept until asked as
+ *                        the only simulation (SIM_ONLY=none: no unit test)
  */
 #include <stdio.h>
 #include <time.h>
