@@ -24,8 +24,9 @@
  * BLOCKING once per ticket to every other member, so that holders granted
  * before it took its ticket hear of it too (a member without a request on
  * the word ignores it); one that backs off a word at COUNT_MAX waits for
- * its holders all the same and SENDs too. Holders that cache locks depend
- * on hearing of every waiter.
+ * its holders all the same and SENDs too. Only requests the waiter is
+ * behind, and of a class it waits for, are told. Holders that cache locks
+ * depend on hearing of every waiter.
  *
  * Without leases (no_lease, not in the paper): holds last until released,
  * for callers that cache locks as long as they like (OCFS2).  A waiter
@@ -139,7 +140,7 @@ struct bk_req {
 	u32 census_n;	/* censuses of this stall that found nobody dead */
 	u64 census_from;/* members that answered */
 	u32 live[BK_NCLS];	/* units ahead claimed by the answers */
-	u32 told_max;	/* latest waiter's max counter of our class (TOLD) */
+	u32 told_max;	/* largest max counter of our class told (TOLD) */
 	u64 ticket;	/* word value returned by our ticket FA */
 	u64 last_n;	/* n counters of the latest observation */
 	u64 stall_since;/* when last_n was first seen (completion time) */
@@ -381,6 +382,8 @@ static void bk_ticket(struct rdlm_engine *eng, struct rdlm_req *req,
 
 	b->phase = BK_FA;
 	b->fa_issue = out->now;
+	/* a waiter behind this ticket announces itself after it is posted */
+	b->flags &= ~BKF_TOLD;
 	bk_post(eng, req, out, RDLM_VERB_FA, RDLM_VF_ENQUEUE,
 		(u64)b->k << l->msh[b->cls], 0, CK_FA);
 }
@@ -574,6 +577,8 @@ static void bk_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	const struct bk_layout *l = bk_lay(eng);
 	const struct rdlm_msg *m = &rx->msg;
 	u32 i, t;
+	bool up;
+	int cls;
 
 	if (rx->kind != RDLM_VERB_SEND || m->slot >= eng->p.nr_slots ||
 	    m->src >= eng->p.nr_nodes || m->src == eng->p.node)
@@ -592,12 +597,15 @@ static void bk_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 		struct rdlm_req *req = &eng->reqs[i];
 		struct bk_req *b = bk(req);
 
+		/* an up-conversion's CAS in flight: the exclusive it becomes */
+		up = b->phase == BK_HELD && b->conv == BK_CV_CAS;
+		cls = up ? BK_X : b->cls;
 		if (!req->busy || req->node != m->arg || req->slot != m->slot ||
-		    !bk_waits_on(bk_mode_cls(m->mode), 1, b->cls))
+		    !bk_waits_on(bk_mode_cls(m->mode), 1, cls))
 			continue;
-		if (b->phase != BK_HELD) {
+		if (b->phase != BK_HELD || up) {
 			/* told on its grant, if the waiter is behind it */
-			t = mv(l, m->token, b->cls);
+			t = mv(l, m->token, cls);
 			if (!(b->flags & BKF_TOLD) || t > b->told_max)
 				b->told_max = t;
 			b->flags |= BKF_TOLD;
@@ -634,8 +642,12 @@ static void bk_announce(struct rdlm_engine *eng, struct rdlm_req *req,
 		v.node = n;
 		v.slot = req->slot;
 		v.msg.type = RDLM_MSG_BLOCKING;
-		/* what we wait for: a conversion waits for exclusive */
-		v.msg.mode = b->conv != BK_CV_NONE ? RDLM_MODE_EX : req->mode;
+		/*
+		 * what we wait for: a conversion waits for exclusive, and so
+		 * does a request on a word at COUNT_MAX (every hold must go)
+		 */
+		v.msg.mode = b->conv != BK_CV_NONE || bk_overflowed(eng, t) ?
+			     RDLM_MODE_EX : req->mode;
 		v.msg.src = eng->p.node;
 		v.msg.slot = req->slot;
 		v.msg.arg = req->node;
@@ -1109,6 +1121,7 @@ static void bk_on_ticket(struct rdlm_engine *eng, struct rdlm_req *req,
 		if (!(b->flags & BKF_OVF) || n != b->ovf_n) {
 			b->ovf_n = n;
 			b->ovf_since = out->now;
+			b->flags &= ~BKF_ANNOUNCED;	/* new holders */
 		}
 		b->flags |= BKF_OVF;
 		b->ticket = prev;
@@ -1292,6 +1305,7 @@ static void bk_up_cas(struct rdlm_engine *eng, struct rdlm_req *req,
 
 	b->conv = BK_CV_CAS;
 	b->cmp = v;
+	b->flags &= ~BKF_TOLD;	/* those behind this CAS tell us anew */
 	if (bk_overflowed(eng, v))
 		b->cmp_new = (u64)b->k << l->msh[BK_X];
 	else
@@ -1372,7 +1386,7 @@ static void bk_on_upcas(struct rdlm_engine *eng, struct rdlm_req *req,
 	b->conv = BK_CV_QUEUED;
 	b->cls = BK_X;
 	b->ticket = fresh ? 0 : old;
-	b->flags &= ~(BKF_RESETFROM | BKF_BLOCKING | BKF_ANNOUNCED | BKF_TOLD);
+	b->flags &= ~(BKF_RESETFROM | BKF_BLOCKING | BKF_ANNOUNCED);
 	if (mv(l, b->ticket, BK_X) + b->k >= bk_cmax(eng)) {
 		b->flags |= BKF_RESETFROM;
 		b->reset_from = bk_all_done(l, v);

@@ -89,6 +89,26 @@ static int count_msgs(u16 type)
 	return n;
 }
 
+/* The @nth SEND of type @type among the captured actions, copied. */
+static struct rdlm_verb sent_nth(u16 type, int nth)
+{
+	struct rdlm_verb v;
+	int i;
+
+	memset(&v, 0, sizeof(v));
+	for (i = 0; i < cap.n; i++)
+		if (cap.a[i].kind == RDLM_ACT_POST &&
+		    cap.a[i].verb.kind == RDLM_VERB_SEND &&
+		    cap.a[i].verb.msg.type == type && !nth--)
+			return cap.a[i].verb;
+	return v;
+}
+
+static struct rdlm_verb sent(u16 type)
+{
+	return sent_nth(type, 0);
+}
+
 static bool has_notice(u8 notice)
 {
 	int i;
@@ -295,8 +315,9 @@ static void t_bk_overflow(void)
 	r = start(RDLM_MODE_SH, 1, 0, W4(10, 32760, 10, 32768), 2000);
 	v = expect_post(RDLM_VERB_FA);
 	CHECK(v && v->arg0 == (u64)-1 && (v->flags & RDLM_VF_DEQUEUE));
-	/* it waits for every hold to go: their holders hear of it */
-	CHECK(count_msgs(RDLM_MSG_BLOCKING) == 3);
+	/* it waits for every hold to go, shared ones too: they hear of it */
+	CHECK(count_msgs(RDLM_MSG_BLOCKING) == 3 &&
+	      sent(RDLM_MSG_BLOCKING).msg.mode == RDLM_MODE_EX);
 	cqe(r, last_cookie, RDLM_VERB_FA, 0, 3000);
 	t = timer_delay();
 	CHECK(t <= 10000);			/* R x 2^0 */
@@ -306,7 +327,8 @@ static void t_bk_overflow(void)
 	/* exclusive side: maxX at COUNT_MAX (18-20); backoff window doubles */
 	cqe(r, last_cookie, RDLM_VERB_FA, W4(32768, 10, 32768, 10), 20000);
 	expect_post(RDLM_VERB_FA);
-	CHECK(count_msgs(RDLM_MSG_BLOCKING) == 0);	/* once a request */
+	/* reset and at COUNT_MAX again: other holders, told anew */
+	CHECK(count_msgs(RDLM_MSG_BLOCKING) == 3);
 	cqe(r, last_cookie, RDLM_VERB_FA, 0, 21000);
 	t = timer_delay();
 	CHECK(t <= 20000);			/* R x 2^1 */
@@ -316,6 +338,7 @@ static void t_bk_overflow(void)
 	cqe(r, last_cookie, RDLM_VERB_FA, W4(32768, 10, 32768, 10),
 	    20100 + 2 * LEASE);
 	expect_post(RDLM_VERB_FA);		/* undo first */
+	CHECK(count_msgs(RDLM_MSG_BLOCKING) == 0);	/* the same holders */
 	cqe(r, last_cookie, RDLM_VERB_FA, 0, 20200 + 2 * LEASE);
 	v = expect_post(RDLM_VERB_CAS);
 	CHECK(v && v->arg0 == W4(32768, 10, 32768, 10) && v->arg1 == 0 &&
@@ -1027,26 +1050,6 @@ static int unconverted_err(void)
 	return 1;
 }
 
-/* The @nth SEND of type @type among the captured actions, copied. */
-static struct rdlm_verb sent_nth(u16 type, int nth)
-{
-	struct rdlm_verb v;
-	int i;
-
-	memset(&v, 0, sizeof(v));
-	for (i = 0; i < cap.n; i++)
-		if (cap.a[i].kind == RDLM_ACT_POST &&
-		    cap.a[i].verb.kind == RDLM_VERB_SEND &&
-		    cap.a[i].verb.msg.type == type && !nth--)
-			return cap.a[i].verb;
-	return v;
-}
-
-static struct rdlm_verb sent(u16 type)
-{
-	return sent_nth(type, 0);
-}
-
 /* a granted shared request of E, through H */
 static struct rdlm_req *central_held(u8 mode, u32 from, u64 now)
 {
@@ -1483,6 +1486,23 @@ static void t_bk_no_lease(void)
 	fire(r, 300 + LEASE);
 	cas_back(r, W4(5, 9, 5, 32768), 400 + LEASE, &swap);
 	CHECK(!count_msgs(RDLM_MSG_BLOCKING) && find(RDLM_ACT_TIMER, 0));
+	rdlm_engine_fini(&E);
+
+	/*
+	 * a shared waiter behind the up-conversion's CAS announces itself
+	 * while the CAS is in flight: the exclusive holder hears of it
+	 */
+	eng_setup(&rdlm_bakery_ops, 0, 1);
+	E.p.no_lease = 1;
+	r = start(RDLM_MODE_SH, 1, 0, W4(2, 5, 2, 5), 100);
+	o = O(200);
+	CHECK(E.ops->convert(&E, r, RDLM_MODE_EX, 0, &o) == 0);
+	m = *expect_post(RDLM_VERB_CAS);
+	CHECK(m.arg0 == W4(2, 5, 2, 6) && m.arg1 == W4(2, 6, 3, 6));
+	bk_announced_mode(W4(0, 0, 3, 6), RDLM_MODE_SH, 250);
+	CHECK(!has_notice(RDLM_NOTICE_BLOCKING));
+	cqe(r, m.cookie, RDLM_VERB_CAS, m.arg0, 300);
+	CHECK(find(RDLM_ACT_GRANT, 0) && has_notice(RDLM_NOTICE_BLOCKING));
 	rdlm_engine_fini(&E);
 }
 
