@@ -576,9 +576,9 @@ static void bk_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 {
 	const struct bk_layout *l = bk_lay(eng);
 	const struct rdlm_msg *m = &rx->msg;
+	int w = bk_mode_cls(m->mode), cls;
 	u32 i, t;
 	bool up;
-	int cls;
 
 	if (rx->kind != RDLM_VERB_SEND || m->slot >= eng->p.nr_slots ||
 	    m->src >= eng->p.nr_nodes || m->src == eng->p.node)
@@ -597,20 +597,25 @@ static void bk_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 		struct rdlm_req *req = &eng->reqs[i];
 		struct bk_req *b = bk(req);
 
-		/* an up-conversion's CAS in flight: the exclusive it becomes */
+		if (!req->busy || req->node != m->arg || req->slot != m->slot)
+			continue;
+		/*
+		 * Not granted yet: told on its grant, if the waiter is behind
+		 * it.  An up-conversion's CAS in flight is both: a shared
+		 * holder now, and told on its grant as the exclusive it
+		 * becomes (its CAS's word may not show the waiter).
+		 */
 		up = b->phase == BK_HELD && b->conv == BK_CV_CAS;
 		cls = up ? BK_X : b->cls;
-		if (!req->busy || req->node != m->arg || req->slot != m->slot ||
-		    !bk_waits_on(bk_mode_cls(m->mode), 1, cls))
-			continue;
-		if (b->phase != BK_HELD || up) {
-			/* told on its grant, if the waiter is behind it */
+		if ((b->phase != BK_HELD || up) && bk_waits_on(w, 1, cls)) {
 			t = mv(l, m->token, cls);
 			if (!(b->flags & BKF_TOLD) || t > b->told_max)
 				b->told_max = t;
 			b->flags |= BKF_TOLD;
-		} else if (!(b->flags & (BKF_BLOCKING | BKF_LOST)) &&
-			   bk_behind(l, b, mv(l, m->token, b->cls))) {
+		}
+		if (b->phase == BK_HELD && bk_waits_on(w, 1, b->cls) &&
+		    !(b->flags & (BKF_BLOCKING | BKF_LOST)) &&
+		    bk_behind(l, b, mv(l, m->token, b->cls))) {
 			b->flags |= BKF_BLOCKING;
 			rdlm_engine_emit(eng, out, RDLM_ACT_NOTICE, req,
 					 RDLM_NOTICE_BLOCKING, 0);

@@ -1504,6 +1504,22 @@ static void t_bk_no_lease(void)
 	cqe(r, m.cookie, RDLM_VERB_CAS, m.arg0, 300);
 	CHECK(find(RDLM_ACT_GRANT, 0) && has_notice(RDLM_NOTICE_BLOCKING));
 	rdlm_engine_fini(&E);
+
+	/*
+	 * an exclusive waiter behind our share announces during the up CAS:
+	 * we are told at once (the CAS fails on its ticket, the hold stays)
+	 */
+	eng_setup(&rdlm_bakery_ops, 0, 1);
+	E.p.no_lease = 1;
+	r = start(RDLM_MODE_SH, 1, 0, W4(2, 5, 2, 5), 100);
+	o = O(200);
+	CHECK(E.ops->convert(&E, r, RDLM_MODE_EX, 0, &o) == 0);
+	m = *expect_post(RDLM_VERB_CAS);
+	bk_announced(W4(0, 0, 2, 6), 250);
+	CHECK(has_notice(RDLM_NOTICE_BLOCKING));
+	cqe(r, m.cookie, RDLM_VERB_CAS, W4(2, 5, 3, 6), 300);
+	CHECK(unconverted_err() == -EDEADLK && r->mode == RDLM_MODE_SH);
+	rdlm_engine_fini(&E);
 }
 
 /*
