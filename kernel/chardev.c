@@ -570,10 +570,18 @@ static int rdlm_ulock_start_unlock(struct rdlm_file *rf, struct rdlm_ulock *ul,
  * then completes in the background (a first request granted meanwhile is
  * unlocked again), and the dying caller does not wait for the lock manager.
  */
+static bool rdlm_ulock_done(void *arg)
+{
+	struct rdlm_ulock *ul = arg;
+
+	return READ_ONCE(ul->done);
+}
+
 static int rdlm_ulock_wait_done(struct rdlm_file *rf, struct rdlm_ulock *ul)
 {
 	int ret = 0;
 
+	rdlm_spin_wait(rdlm_ulock_done, ul);
 	if (wait_event_killable(rf->wait, READ_ONCE(ul->done))) {
 		spin_lock(&rf->lock);
 		if (!ul->done) {
@@ -946,6 +954,7 @@ static long rdlm_ioctl_lock(struct rdlm_file *rf,
 		goto copy;
 	}
 
+	rdlm_spin_wait(rdlm_ulock_done, ul);
 	if (wait_event_interruptible(rf->wait, READ_ONCE(ul->done))) {
 		ret = rdlm_ulock_interrupted(rf, ul, convert);
 	} else {

@@ -25,6 +25,8 @@
 #include <linux/completion.h>
 #include <linux/jhash.h>
 #include <linux/ktime.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
@@ -81,6 +83,43 @@ struct rdlm_waiter {
 	struct rdlm_lksb *lksb;
 	int status;
 };
+
+static unsigned int rdlm_poll_us;
+module_param_named(poll_us, rdlm_poll_us, uint, 0644);
+MODULE_PARM_DESC(poll_us, "Microseconds a synchronous request spins for its answer before it sleeps, at most 10000 (0: it sleeps at once)");
+
+/**
+ * rdlm_spin_wait() - spin a while for what a synchronous caller waits for
+ * @done: tells whether it came
+ * @arg: its argument
+ *
+ * For up to poll_us: where a round trip is shorter than a sleep and a
+ * wake-up, the answer comes first (as with polled block I/O). Whatever
+ * else wants the CPU runs meanwhile, the callback work too. The caller
+ * then waits as it would have, and finds the answer there.
+ *
+ * Context: process context, may schedule.
+ */
+void rdlm_spin_wait(bool (*done)(void *arg), void *arg)
+{
+	u32 us = min(READ_ONCE(rdlm_poll_us), 10000U);
+	u64 end;
+
+	if (!us)
+		return;
+	end = ktime_get_ns() + (u64)us * NSEC_PER_USEC;
+	while (!done(arg) && ktime_get_ns() < end) {
+		cond_resched();
+		cpu_relax();
+	}
+}
+
+static bool rdlm_waiter_done(void *arg)
+{
+	struct rdlm_waiter *w = arg;
+
+	return completion_done(&w->done);
+}
 
 static void rdlm_wake(void *arg)
 {
@@ -2203,6 +2242,7 @@ int rdlm_lock_wait(struct rdlm_lockspace *ls, int mode,
 			  rdlm_wake, &w, bast, arg, false);
 	if (ret)
 		return ret;
+	rdlm_spin_wait(rdlm_waiter_done, &w);
 	wait_for_completion(&w.done);
 	return w.status;
 }
@@ -2231,6 +2271,7 @@ int rdlm_unlock_wait(struct rdlm_lockspace *ls, struct rdlm_lksb *lksb,
 	ret = __rdlm_unlock(ls, lksb->lkid, flags, lksb, rdlm_wake, &w, false);
 	if (ret)
 		return ret;
+	rdlm_spin_wait(rdlm_waiter_done, &w);
 	wait_for_completion(&w.done);
 	return w.status == -RDLM_EUNLOCK ? 0 : w.status;
 }

@@ -50,17 +50,21 @@ fabric_cleanup()
 # the same NAME does not find the earlier test's files there.
 barrier()
 {
-	local name=${FABRIC_TEST:-none}.$1 secs=${2:-120} i n
+	local name=${FABRIC_TEST:-none}.$1 secs=${2:-120} i
+	local -a here gone
 
 	touch "$RDLM_OUT/barrier.$name.$ME"
+	# globs and "read -t", no fork: the other node may be measuring, and
+	# under TCG a fork and exec here delays what this node serves it
 	for ((i = 0; i < secs * 10; i++)); do
-		n=$(ls "$RDLM_OUT" | grep -c "^barrier\.$name\.")
-		[ "$n" -ge "$NODES" ] && return 0
-		ls "$RDLM_OUT" | grep -q "^abort\.${FABRIC_TEST:-none}\." &&
-			fail "barrier $name: another node failed ($(ls "$RDLM_OUT" | grep "^abort\."))"
-		sleep 0.1
+		here=("$RDLM_OUT/barrier.$name".*)
+		[ "${#here[@]}" -ge "$NODES" ] && return 0
+		gone=("$RDLM_OUT/abort.${FABRIC_TEST:-none}".*)
+		[ -e "${gone[0]}" ] &&
+			fail "barrier $name: another node failed (${gone[*]##*/})"
+		idle 0.1
 	done
-	fail "barrier $name: $n of $NODES nodes after $secs s"
+	fail "barrier $name: ${#here[@]} of $NODES nodes after $secs s"
 }
 
 # st CMD: run one fabric self-test command

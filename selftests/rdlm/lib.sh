@@ -13,6 +13,20 @@ fail()
 	exit 1
 }
 
+# idle SECS: sleep without a fork ("read -t" on a FIFO nobody writes to),
+# for loops that wait while another node or thread measures
+idle()
+{
+	local f
+
+	if [ -z "${IDLE_FD:-}" ]; then
+		f=$(mktemp -u) && mkfifo "$f" || { sleep "$1"; return 0; }
+		exec {IDLE_FD}<>"$f"
+		rm -f "$f"
+	fi
+	read -rt "$1" -u "$IDLE_FD" || :
+}
+
 require_root()
 {
 	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit $ksft_skip; }

@@ -33,6 +33,7 @@
 # names, BENCH_PINGPONG (default 100) grants per node in a hand-over row,
 # BENCH_LS the rdlm lockspaces (default every lk-* of cluster.conf),
 # BENCH_CACHE_US the hold caching of the "+kept" rows (0: no such rows),
+# BENCH_POLL_US rdlm's poll_us in the "+poll" rows (0: no such rows),
 # BENCH_BIN where rdlm.ko, rdlm_torture.ko, rdlm-bench, dlm-bench and
 # rdlmctl are (default: the tree).
 set -u
@@ -52,6 +53,7 @@ OPS=${BENCH_OPS:-200}
 COLD=${BENCH_COLD:-50}
 PP=${BENCH_PINGPONG:-100}
 CACHE_US=${BENCH_CACHE_US:-1000000}
+POLL_US=${BENCH_POLL_US:-2000}
 DLS=bdlm
 res=$RDLM_OUT/bdlm.$ME
 tmp=$(mktemp -d)
@@ -308,9 +310,9 @@ dev_row()
 	[ "$m" = pair ] && row=pair-$(echo "$*" | sed -n 's/.*-M \([A-Z]*\).*/\1/p' | tr A-Z a-z)
 	timeout -s INT 120 "$BENCH" -L "$ls" -m "$m" -I "$ME" "$@" >"$tmp/row" \
 		2>"$tmp/row.err" || rc=$?
-	tag "rdlm/dev:$ls$kept" <"$tmp/row"
+	tag "rdlm/dev:$ls$variant" <"$tmp/row"
 	[ "$rc" = 0 ] && return 0
-	echo "E rdlm/dev:$ls$kept $row - status $rc: $(tail -n 2 "$tmp/row.err" | xargs)" >>"$res"
+	echo "E rdlm/dev:$ls$variant $row - status $rc: $(tail -n 2 "$tmp/row.err" | xargs)" >>"$res"
 	echo "node$ME: $ls: rdlm-bench -m $m $* failed ($rc); the lockspace now:"
 	grep -v "^lock " "$DBG/ls/$ls" 2>/dev/null | head -n 40
 	grep "^lock " "$DBG/ls/$ls" 2>/dev/null | head -n 10
@@ -332,27 +334,42 @@ restarted()
 	st "wait $1 90"
 }
 
+# has rdlm_torture's thread finished (bash builtins only)?
+torture_done()
+{
+	local k v
+
+	while read -r k v; do
+		[ "$k" = state ] && [ "$v" = done ] && return 0
+	done <$TD/stats
+	return 1
+}
+
 # kernel_row LS ROW SHARED_PCT: lock+unlock of one name through the kernel
 # API (rdlm_torture, synchronous calls), without the value block as every
 # other row
 stuck=
-kept=
+variant=
 kernel_row()
 {
 	local ls=$1 row=$2 pct=$3 v0 home w
 
-	[ -n "$stuck" ] && { echo "E rdlm/kernel:$ls$kept $row - skipped (torture stuck on $stuck)" >>"$res"; return; }
+	[ -n "$stuck" ] && { echo "E rdlm/kernel:$ls$variant $row - skipped (torture stuck on $stuck)" >>"$res"; return; }
 	v0=$(verbs "$ls")
 	insmod "$TORTURE_KO" lockspace="$ls" prefix="u-$ls-" nlocks=1 \
 		nthreads=1 nops="$OPS" shared_pct="$pct" convert_pct=0 \
-		noqueue_pct=0 async_pct=0 cancel_pct=0 hold_us=0 lvb=0 ||
-		{ echo "E rdlm/kernel:$ls$kept $row - insmod rdlm_torture failed" >>"$res"; return; }
+		noqueue_pct=0 async_pct=0 cancel_pct=0 hold_us=0 lvb=0 gate=1 ||
+		{ echo "E rdlm/kernel:$ls$variant $row - insmod rdlm_torture failed" >>"$res"; return; }
+	# From "go" to "done" this shell forks nothing: a fork and exec
+	# takes the node's only CPU for milliseconds under TCG, and showed
+	# up in the thread's p99.
+	echo 1 >$TD/go
 	for ((i = 0; i < 1200; i++)); do
-		grep -q '^state done' $TD/stats && break
-		sleep 0.1
+		torture_done && break
+		idle 0.1
 	done
-	if ! grep -q '^state done' $TD/stats; then
-		echo "E rdlm/kernel:$ls$kept $row - not done after 120 s (later kernel API rows skipped): $(tr '\n' ' ' <$TD/stats)" >>"$res"
+	if ! torture_done; then
+		echo "E rdlm/kernel:$ls$variant $row - not done after 120 s (later kernel API rows skipped): $(tr '\n' ' ' <$TD/stats)" >>"$res"
 		stuck=$ls
 		return
 	fi
@@ -360,12 +377,12 @@ kernel_row()
 	w=remote
 	[ "$home" = "$ME" ] && w=local
 	[ -z "$home" ] && w=-
-	awk -v sys="rdlm/kernel:$ls$kept" -v row="$row" -v w="$w" '{ s[$1] = $2 } END {
+	awk -v sys="rdlm/kernel:$ls$variant" -v row="$row" -v w="$w" '{ s[$1] = $2 } END {
 		printf "P %s %s %s %.1f %.1f %d\n", sys, row, w, s["lat_p50_ns"] / 1000,
 			s["lat_p99_ns"] / 1000, s["ops"]
 		if (s["errors"]) printf "E %s %s %s %d errors\n", sys, row, w, s["errors"] }' \
 		$TD/stats >>"$res"
-	echo "C rdlm/kernel:$ls$kept $row $w $(awk '$1 == "ops" { print $2 }' $TD/stats) $(($(verbs "$ls") - v0))" >>"$res"
+	echo "C rdlm/kernel:$ls$variant $row $w $(awk '$1 == "ops" { print $2 }' $TD/stats) $(($(verbs "$ls") - v0))" >>"$res"
 	rmmod rdlm_torture
 }
 
@@ -408,12 +425,28 @@ for ls in $lockspaces; do
 		hold_stop prhot
 		hold_stop prkern
 	done
+	# cold acquire and lock+unlock EX again, the caller spinning for
+	# the answer before it sleeps
+	if [ "$POLL_US" != 0 ]; then
+		echo "$POLL_US" >/sys/module/rdlm/parameters/poll_us
+		variant=+poll
+		for turn in 1 2; do
+			if [ "$turn" = "$ME" ]; then
+				dev_row "$ls" cold -n "$COLD" -p "p$ME-$ls-"
+				dev_row "$ls" pair -M EX -n "$OPS" -p "h-$ls"
+				kernel_row "$ls" pair-ex 0
+			fi
+			barrier "$ls-poll$turn" 300
+		done
+		variant=
+		echo 0 >/sys/module/rdlm/parameters/poll_us
+	fi
 	# lock+unlock EX again, the word kept between the calls
 	if [ "$CACHE_US" != 0 ]; then
 		set_cache "$ls" "$CACHE_US"
 		restarted "$ls" kept
 		barrier "$ls-kept" 120
-		kept=+kept
+		variant=+kept
 		for turn in 1 2; do
 			if [ "$turn" = "$ME" ]; then
 				dev_row "$ls" pair -M EX -n "$OPS" -p "k-$ls"
@@ -421,7 +454,7 @@ for ls in $lockspaces; do
 			fi
 			barrier "$ls-kept$turn" 300
 		done
-		kept=
+		variant=
 	fi
 	barrier "$ls-done" 120
 done
