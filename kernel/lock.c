@@ -84,9 +84,21 @@ struct rdlm_waiter {
 	int status;
 };
 
+#define RDLM_POLL_US_MAX 10000
+
 static unsigned int rdlm_poll_us;
-module_param_named(poll_us, rdlm_poll_us, uint, 0644);
-MODULE_PARM_DESC(poll_us, "Microseconds a synchronous request spins for its answer before it sleeps, at most 10000 (0: it sleeps at once)");
+
+static int rdlm_poll_us_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, RDLM_POLL_US_MAX);
+}
+
+static const struct kernel_param_ops rdlm_poll_us_ops = {
+	.set = rdlm_poll_us_set,
+	.get = param_get_uint,
+};
+module_param_cb(poll_us, &rdlm_poll_us_ops, &rdlm_poll_us, 0644);
+MODULE_PARM_DESC(poll_us, "Microseconds a synchronous request spins for its answer before it sleeps, 0-10000 (0: it sleeps at once)");
 
 /**
  * rdlm_spin_wait() - spin a while for what a synchronous caller waits for
@@ -102,7 +114,7 @@ MODULE_PARM_DESC(poll_us, "Microseconds a synchronous request spins for its answ
  */
 void rdlm_spin_wait(bool (*done)(void *arg), void *arg)
 {
-	u32 us = min(READ_ONCE(rdlm_poll_us), 10000U);
+	u32 us = READ_ONCE(rdlm_poll_us);
 	u64 end;
 
 	if (!us)

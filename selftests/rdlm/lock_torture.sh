@@ -56,13 +56,14 @@ long_leases $lockspaces
 # stat FILE KEY: the value of KEY in a "key value" stats file
 stat() { sed -n "s/^$2 //p" "$1"; }
 
-# round LS [INSMOD ARGS]: torture LS on every node, check, unload
+# round LS [INSMOD ARGS]: torture LS on every node, check, unload (names,
+# barriers and results tagged ROUND_TAG, default LS)
 round()
 {
-	local ls=$1 res i n sum f
+	local ls=$1 tag=${ROUND_TAG:-$1} res i n sum f
 
 	shift
-	insmod "$TORTURE_KO" lockspace="$ls" prefix="t-$ls-" nlocks=$NAMES \
+	insmod "$TORTURE_KO" lockspace="$ls" prefix="t-$tag-" nlocks=$NAMES \
 		nthreads=2 duration_s="$SECS" "$@" ${TORTURE_ARGS:-} ||
 		fail "$ls: insmod rdlm_torture: $(dmesg | grep rdlm_torture | tail -n 2)"
 	if [ -n "${GATED:-}" ]; then
@@ -73,7 +74,7 @@ round()
 		grep -q '^state done' $TD/stats && break
 		sleep 0.1
 	done
-	res=$RDLM_OUT/torture.$ls.$ME
+	res=$RDLM_OUT/torture.$tag.$ME
 	cat $TD/stats >"$res"
 	if ! grep -q '^state done' "$res"; then
 		# what the lock manager and the stuck threads were doing
@@ -90,8 +91,8 @@ round()
 	for k in errors stuck mutex_violations lvb_violations lvb_invalid; do
 		[ "$(stat "$res" $k)" = 0 ] || fail "$ls: $k $(stat "$res" $k)"
 	done
-	echo "$ls: node$ME $(stat "$res" ops) ops, $(stat "$res" incs) EX increments, clean"
-	barrier "$ls-done"
+	echo "$tag: node$ME $(stat "$res" ops) ops, $(stat "$res" incs) EX increments, clean"
+	barrier "$tag-done"
 
 	# range locks carry no value block
 	if [ "$ME" = 1 ] && [ -z "${RANGES:-}" ]; then
@@ -100,16 +101,16 @@ round()
 			fail "$ls: counters: ${counters[*]}"
 		for ((n = 0; n < NAMES; n++)); do
 			sum=0
-			for f in "$RDLM_OUT"/torture."$ls".*; do
+			for f in "$RDLM_OUT"/torture."$tag".*; do
 				read -r -a incs <<<"$(stat "$f" incs_by_name)"
 				sum=$((sum + incs[n]))
 			done
 			[ "${counters[n + 1]}" = "$sum" ] ||
-				fail "$ls: t-$ls-$n: LVB counter ${counters[n + 1]}, $sum increments made"
+				fail "$ls: t-$tag-$n: LVB counter ${counters[n + 1]}, $sum increments made"
 		done
-		echo "$ls: LVB counters ${counters[*]:1} equal the increments of $NODES nodes"
+		echo "$tag: LVB counters ${counters[*]:1} equal the increments of $NODES nodes"
 	fi
-	barrier "$ls-checked"
+	barrier "$tag-checked"
 	[ -z "${BEFORE_RMMOD:-}" ] || $BEFORE_RMMOD
 	rmmod rdlm_torture || fail "$ls: rmmod rdlm_torture"
 }
@@ -119,6 +120,16 @@ for ls in $lockspaces; do
 	barrier "$ls-ready"
 	round "$ls"
 done
+
+# the synchronous calls spinning for their answers (poll_us, 0 to 10000
+# us): the same checks on the first lockspace, other names
+POLL=/sys/module/rdlm/parameters/poll_us
+! echo 10001 >$POLL 2>/dev/null || fail "poll_us took 10001"
+echo 5000 >$POLL && [ "$(cat $POLL)" = 5000 ] || fail "poll_us 5000"
+ls=${lockspaces%%[[:space:]]*}
+barrier "$ls-poll-ready"
+ROUND_TAG=$ls-poll round "$ls"
+echo 0 >$POLL || fail "poll_us 0"
 
 # range locks through the kernel API
 for ls in $range_lockspaces; do
