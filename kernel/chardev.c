@@ -564,12 +564,7 @@ static int rdlm_ulock_start_unlock(struct rdlm_file *rf, struct rdlm_ulock *ul,
 	return ret;
 }
 
-/*
- * Wait for the completion a caller waits for; the caller holds a reference.
- * Returns its status, or -EINTR when a fatal signal came first: the request
- * then completes in the background (a first request granted meanwhile is
- * unlocked again), and the dying caller does not wait for the lock manager.
- */
+/* has the request a caller waits for completed? */
 static bool rdlm_ulock_done(void *arg)
 {
 	struct rdlm_ulock *ul = arg;
@@ -577,6 +572,12 @@ static bool rdlm_ulock_done(void *arg)
 	return READ_ONCE(ul->done);
 }
 
+/*
+ * Wait for the completion a caller waits for; the caller holds a reference.
+ * Returns its status, or -EINTR when a fatal signal came first: the request
+ * then completes in the background (a first request granted meanwhile is
+ * unlocked again), and the dying caller does not wait for the lock manager.
+ */
 static int rdlm_ulock_wait_done(struct rdlm_file *rf, struct rdlm_ulock *ul)
 {
 	int ret = 0;

@@ -161,8 +161,9 @@ void rdlm_lockspace_get_stats(struct rdlm_lockspace *ls,
 			      struct rdlm_lockspace_stats *st);
 const char *rdlm_lockspace_name(struct rdlm_lockspace *ls);
 u32 rdlm_lockspace_max_file_locks(struct rdlm_lockspace *ls);
-/* rdlm_lock() and rdlm_unlock() that run the callbacks due at once (lock.c) */
+/* a synchronous caller's spin before it sleeps (lock.c) */
 void rdlm_spin_wait(bool (*done)(void *arg), void *arg);
+/* rdlm_lock() and rdlm_unlock() that run the callbacks due at once (lock.c) */
 int rdlm_lock_inline(struct rdlm_lockspace *ls, int mode,
 		     struct rdlm_lksb *lksb, u32 flags, const void *name,
 		     unsigned int namelen, unsigned int timeout_ms,
