@@ -386,6 +386,22 @@ kernel_row()
 	rmmod rdlm_torture
 }
 
+# ex_rows LS COLD_PREFIX WHEN: cold acquire (new names COLD_PREFIX*) and
+# lock+unlock EX through /dev/rdlm and the kernel API, each node in turn
+ex_rows()
+{
+	local turn
+
+	for turn in 1 2; do
+		if [ "$turn" = "$ME" ]; then
+			dev_row "$1" cold -n "$COLD" -p "$2"
+			dev_row "$1" pair -M EX -n "$OPS" -p "h-$1"
+			kernel_row "$1" pair-ex 0
+		fi
+		barrier "$1-$3$turn" 300
+	done
+}
+
 log "rdlm"
 kmsg_mark
 rdlm_load
@@ -396,14 +412,7 @@ for ls in $lockspaces; do
 	barrier "$ls-ready" 120
 	log "rdlm: $ls"
 	# EX rows, the hand-over, then PR rows (the other node holding PR)
-	for turn in 1 2; do
-		if [ "$turn" = "$ME" ]; then
-			dev_row "$ls" cold -n "$COLD" -p "c$ME-$ls-"
-			dev_row "$ls" pair -M EX -n "$OPS" -p "h-$ls"
-			kernel_row "$ls" pair-ex 0
-		fi
-		barrier "$ls-turn$turn" 300
-	done
+	ex_rows "$ls" "c$ME-$ls-" turn
 	dev_row "$ls" pingpong -n "$PP" -p "pp-$ls"
 	barrier "$ls-pingpong" 300
 	for turn in 1 2; do
@@ -430,14 +439,7 @@ for ls in $lockspaces; do
 	if [ "$POLL_US" != 0 ]; then
 		echo "$POLL_US" >/sys/module/rdlm/parameters/poll_us
 		variant=+poll
-		for turn in 1 2; do
-			if [ "$turn" = "$ME" ]; then
-				dev_row "$ls" cold -n "$COLD" -p "p$ME-$ls-"
-				dev_row "$ls" pair -M EX -n "$OPS" -p "h-$ls"
-				kernel_row "$ls" pair-ex 0
-			fi
-			barrier "$ls-poll$turn" 300
-		done
+		ex_rows "$ls" "p$ME-$ls-" poll
 		variant=
 		echo 0 >/sys/module/rdlm/parameters/poll_us
 	fi
