@@ -106,9 +106,9 @@ MODULE_PARM_DESC(poll_us, "Microseconds a synchronous request spins for its answ
  * @arg: its argument
  *
  * For up to poll_us: where a round trip is shorter than a sleep and a
- * wake-up, the answer comes first (as with polled block I/O). Whatever
- * else wants the CPU runs meanwhile, the callback work too. The caller
- * then waits as it would have, and finds the answer there.
+ * wake-up, the answer comes first (as with polled block I/O). The spin
+ * yields whenever the scheduler asks. The caller then waits as it would
+ * have, and finds the answer there if it came.
  *
  * Context: process context, may schedule.
  */
