@@ -120,7 +120,7 @@ void rdlm_spin_wait(bool (*done)(void *arg), void *arg)
 	if (!us)
 		return;
 	end = ktime_get_ns() + (u64)us * NSEC_PER_USEC;
-	while (!done(arg) && ktime_get_ns() < end) {
+	while (!done(arg) && !signal_pending(current) && ktime_get_ns() < end) {
 		cond_resched();
 		cpu_relax();
 	}

@@ -21,10 +21,11 @@ idle()
 
 	if [ -z "${IDLE_FD:-}" ]; then
 		f=$(mktemp -u) && mkfifo "$f" || { sleep "$1"; return 0; }
-		exec {IDLE_FD}<>"$f"
+		exec {IDLE_FD}<>"$f" || { rm -f "$f"; sleep "$1"; return 0; }
 		rm -f "$f"
 	fi
-	read -rt "$1" -u "$IDLE_FD" || :
+	# a timeout is a status above 128; anything else did not sleep
+	read -rt "$1" -u "$IDLE_FD" || [ $? -gt 128 ] || sleep "$1"
 }
 
 require_root()

@@ -65,10 +65,10 @@ round()
 	shift
 	insmod "$TORTURE_KO" lockspace="$ls" prefix="t-$tag-" nlocks=$NAMES \
 		nthreads=2 duration_s="$SECS" "$@" ${TORTURE_ARGS:-} ||
-		fail "$ls: insmod rdlm_torture: $(dmesg | grep rdlm_torture | tail -n 2)"
+		fail "$tag: insmod rdlm_torture: $(dmesg | grep rdlm_torture | tail -n 2)"
 	if [ -n "${GATED:-}" ]; then
 		$GATED
-		echo 1 >$TD/go || fail "$ls: go"
+		echo 1 >$TD/go || fail "$tag: go"
 	fi
 	for ((i = 0; i < (SECS + 60) * 10; i++)); do
 		grep -q '^state done' $TD/stats && break
@@ -83,13 +83,13 @@ round()
 			echo "thread $p:"
 			cat /proc/"$p"/stack
 		done
-		fail "$ls: threads not done: $(cat "$res")"
+		fail "$tag: threads not done: $(cat "$res")"
 	fi
-	[ "$(stat "$res" ops)" -gt 0 ] || fail "$ls: no operation completed"
-	[ "$(stat "$res" grants_ex)" -gt 0 ] || fail "$ls: no EX grant"
-	[ "$(stat "$res" grants_pr)" -gt 0 ] || fail "$ls: no PR grant"
+	[ "$(stat "$res" ops)" -gt 0 ] || fail "$tag: no operation completed"
+	[ "$(stat "$res" grants_ex)" -gt 0 ] || fail "$tag: no EX grant"
+	[ "$(stat "$res" grants_pr)" -gt 0 ] || fail "$tag: no PR grant"
 	for k in errors stuck mutex_violations lvb_violations lvb_invalid; do
-		[ "$(stat "$res" $k)" = 0 ] || fail "$ls: $k $(stat "$res" $k)"
+		[ "$(stat "$res" $k)" = 0 ] || fail "$tag: $k $(stat "$res" $k)"
 	done
 	echo "$tag: node$ME $(stat "$res" ops) ops, $(stat "$res" incs) EX increments, clean"
 	barrier "$tag-done"
@@ -98,7 +98,7 @@ round()
 	if [ "$ME" = 1 ] && [ -z "${RANGES:-}" ]; then
 		read -r -a counters <<<"$(cat $TD/counters)"
 		[ "${counters[0]}" = counters ] && [ ${#counters[@]} = $((NAMES + 1)) ] ||
-			fail "$ls: counters: ${counters[*]}"
+			fail "$tag: counters: ${counters[*]}"
 		for ((n = 0; n < NAMES; n++)); do
 			sum=0
 			for f in "$RDLM_OUT"/torture."$tag".*; do
@@ -106,13 +106,13 @@ round()
 				sum=$((sum + incs[n]))
 			done
 			[ "${counters[n + 1]}" = "$sum" ] ||
-				fail "$ls: t-$tag-$n: LVB counter ${counters[n + 1]}, $sum increments made"
+				fail "$tag: t-$tag-$n: LVB counter ${counters[n + 1]}, $sum increments made"
 		done
 		echo "$tag: LVB counters ${counters[*]:1} equal the increments of $NODES nodes"
 	fi
 	barrier "$tag-checked"
 	[ -z "${BEFORE_RMMOD:-}" ] || $BEFORE_RMMOD
-	rmmod rdlm_torture || fail "$ls: rmmod rdlm_torture"
+	rmmod rdlm_torture || fail "$tag: rmmod rdlm_torture"
 }
 
 for ls in $lockspaces; do
@@ -126,7 +126,7 @@ done
 POLL=/sys/module/rdlm/parameters/poll_us
 ! echo 10001 >$POLL 2>/dev/null || fail "poll_us took 10001"
 echo 5000 >$POLL && [ "$(cat $POLL)" = 5000 ] || fail "poll_us 5000"
-ls=${lockspaces%%[[:space:]]*}
+read -r ls _ <<<"$lockspaces"
 barrier "$ls-poll-ready"
 ROUND_TAG=$ls-poll round "$ls"
 echo 0 >$POLL || fail "poll_us 0"

@@ -339,8 +339,9 @@ torture_done()
 {
 	local k v
 
+	# stop at the line: every read of the rest would show the file anew
 	while read -r k v; do
-		[ "$k" = state ] && [ "$v" = done ] && return 0
+		[ "$k" = state ] && { [ "$v" = done ]; return; }
 	done <$TD/stats
 	return 1
 }
@@ -436,8 +437,10 @@ for ls in $lockspaces; do
 	done
 	# cold acquire and lock+unlock EX again, the caller spinning for
 	# the answer before it sleeps
-	if [ "$POLL_US" != 0 ]; then
-		echo "$POLL_US" >/sys/module/rdlm/parameters/poll_us
+	if [ "$POLL_US" != 0 ] &&
+	   ! echo "$POLL_US" >/sys/module/rdlm/parameters/poll_us; then
+		echo "E rdlm/dev:$ls+poll - - poll_us $POLL_US refused (0-10000)" >>"$res"
+	elif [ "$POLL_US" != 0 ]; then
 		variant=+poll
 		ex_rows "$ls" "p$ME-$ls-" poll
 		variant=
