@@ -362,8 +362,7 @@ kernel_row()
 		noqueue_pct=0 async_pct=0 cancel_pct=0 hold_us=0 lvb=0 gate=1 ||
 		{ echo "E rdlm/kernel:$ls$variant $row - insmod rdlm_torture failed" >>"$res"; return; }
 	# From "go" to "done" this shell forks nothing: a fork and exec
-	# takes the node's only CPU for milliseconds under TCG, and showed
-	# up in the thread's p99.
+	# takes the node's only CPU for milliseconds under TCG.
 	echo 1 >$TD/go
 	for ((i = 0; i < 1200; i++)); do
 		torture_done && break
@@ -437,10 +436,11 @@ for ls in $lockspaces; do
 	done
 	# cold acquire and lock+unlock EX again, the caller spinning for
 	# the answer before it sleeps
-	if [ "$POLL_US" != 0 ] &&
-	   ! echo "$POLL_US" >/sys/module/rdlm/parameters/poll_us; then
+	if [ "$POLL_US" = 0 ]; then
+		:
+	elif ! echo "$POLL_US" >/sys/module/rdlm/parameters/poll_us; then
 		echo "E rdlm/dev:$ls+poll - - poll_us $POLL_US refused (0-10000)" >>"$res"
-	elif [ "$POLL_US" != 0 ]; then
+	else
 		variant=+poll
 		ex_rows "$ls" "p$ME-$ls-" poll
 		variant=
