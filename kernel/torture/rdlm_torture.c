@@ -7,7 +7,8 @@
  * Loading the module starts @nthreads kernel threads on the lockspace
  * @lockspace (created with rdlm_new_lockspace() from the configfs lockspace
  * @template if that is set, released at unload; with @gate the threads wait
- * for a write to debugfs "go"). Each repeats, for @duration_s seconds or
+ * for a write to debugfs "go", or to "run", which returns once they are
+ * done). Each repeats, for @duration_s seconds or
  * @nops times: pick one of @nlocks resource names (@prefix0, @prefix1, ...)
  * and a mode (PR with probability @shared_pct %, PW with @pw_pct %, CR with
  * @cr_pct %, CW with @cw_pct %, EX otherwise), lock it either
@@ -257,6 +258,7 @@ struct torture_thread {
 
 static struct rdlm_lockspace *torture_ls;
 static DECLARE_COMPLETION(torture_go);
+static DECLARE_COMPLETION(torture_all_done);
 static struct torture_name *torture_names;
 /* range_cells: local holders of each name's cells, [name][cell][PR, EX] */
 static atomic_t *torture_cells;
@@ -730,8 +732,10 @@ static int torture_thread_fn(void *arg)
 	}
 	/* The last thread's time is the end: set before it is counted. */
 	atomic64_set(&torture_end_ns, ktime_get_ns());
-	if (atomic_inc_return(&torture_threads_done) == nthreads)
+	if (atomic_inc_return(&torture_threads_done) == nthreads) {
 		torture_summary("done");
+		complete_all(&torture_all_done);
+	}
 	/* Wait for kthread_stop(), which needs the task to still exist. */
 	for (;;) {
 		set_current_state(TASK_INTERRUPTIBLE);
@@ -848,6 +852,25 @@ static ssize_t torture_go_write(struct file *file, const char __user *buf,
 static const struct file_operations torture_go_fops = {
 	.owner = THIS_MODULE,
 	.write = torture_go_write,
+};
+
+/*
+ * Open the gate and sleep until every thread is done: a benchmark's shell
+ * that waits this way is not runnable next to the thread it measures, as
+ * one polling "stats" would be, and the thread's time slices are its own.
+ */
+static ssize_t torture_run_write(struct file *file, const char __user *buf,
+				 size_t len, loff_t *ppos)
+{
+	complete_all(&torture_go);
+	if (wait_for_completion_interruptible(&torture_all_done))
+		return -EINTR;
+	return len;
+}
+
+static const struct file_operations torture_run_fops = {
+	.owner = THIS_MODULE,
+	.write = torture_run_write,
 };
 
 static bool torture_pct_ok(const char *what, int pct)
@@ -1002,6 +1025,7 @@ static int __init torture_init(void)
 	debugfs_create_file("counters", 0400, torture_dir, NULL,
 			    &torture_counters_fops);
 	debugfs_create_file("go", 0200, torture_dir, NULL, &torture_go_fops);
+	debugfs_create_file("run", 0200, torture_dir, NULL, &torture_run_fops);
 	for (i = 0; i < plock_files; i++) {
 		char name[16];
 
