@@ -15,7 +15,8 @@
 #
 # Last, the same on a lockspace the module creates itself on every node
 # (rdlm_new_lockspace() from lk-central as the template, gated until all
-# nodes have it): it is not in configfs, /dev/rdlm can join it, and a
+# nodes have it, then started through debugfs "run", which must return
+# only once the threads are done): it is not in configfs, /dev/rdlm can join it, and a
 # lock a program still holds there when the module goes makes its release
 # -EBUSY, then forced (the program's lock is reported lost).
 #
@@ -68,7 +69,11 @@ round()
 		fail "$tag: insmod rdlm_torture: $(dmesg | grep rdlm_torture | tail -n 2)"
 	if [ -n "${GATED:-}" ]; then
 		$GATED
-		echo 1 >$TD/go || fail "$tag: go"
+		# "run" opens the gate and returns once the threads are done
+		timeout $((SECS + 60)) bash -c "echo 1 >$TD/run" ||
+			fail "$tag: run"
+		grep -q '^state done' $TD/stats ||
+			fail "$tag: run returned before the threads were done"
 	fi
 	for ((i = 0; i < (SECS + 60) * 10; i++)); do
 		grep -q '^state done' $TD/stats && break

@@ -319,10 +319,18 @@ dev_row()
 	return 1
 }
 
-# set_cache LS US: cache_us of LS (the lockspace restarts; every node)
+# set_cache LS US: cache_us of LS (the lockspace restarts; every node),
+# and a lease of 60 s, the longest there is, where LS has one: the PR
+# rows' holder on the other node holds for longer than cluster.conf's
+# 2 s, and a hold past its lease is lost: the bakery leaves its ticket on
+# the word for the next exclusive request to wait out (2 leases)
 set_cache()
 {
-	ls_set "$1" cache_us="$2"
+	local lease
+
+	lease=$(cat "$CFS/lockspaces/$1/lease_us") || fail "$1: lease_us"
+	[ "$lease" = 0 ] || lease=60000000
+	ls_set "$1" cache_us="$2" lease_us="$lease"
 }
 
 # restarted LS [WHEN]: both nodes restarted LS and each reaches the other's
