@@ -7,7 +7,8 @@
 # callbacks, with NOQUEUE and cancel. Every node must report operations, no
 # error, no mutual exclusion violation among its holders and no LVB counter
 # that went back; then every name's LVB counter must equal exactly the
-# number of EX increments all nodes made on it.
+# number of EX increments all nodes made on it. Each node starts its
+# threads through debugfs "run", which must return only once they are done.
 #
 # Then range locks (range_cells=64) on every rg-* lockspace: runs of cells
 # in PR and EX, with NOQUEUE and cancel, no LVB; the same checks but the
@@ -15,8 +16,7 @@
 #
 # Last, the same on a lockspace the module creates itself on every node
 # (rdlm_new_lockspace() from lk-central as the template, gated until all
-# nodes have it, then started through debugfs "run", which must return
-# only once the threads are done): it is not in configfs, /dev/rdlm can join it, and a
+# nodes have it): it is not in configfs, /dev/rdlm can join it, and a
 # lock a program still holds there when the module goes makes its release
 # -EBUSY, then forced (the program's lock is reported lost).
 #
@@ -61,24 +61,18 @@ stat() { sed -n "s/^$2 //p" "$1"; }
 # barriers and results tagged ROUND_TAG, default LS)
 round()
 {
-	local ls=$1 tag=${ROUND_TAG:-$1} res i n sum f
+	local ls=$1 tag=${ROUND_TAG:-$1} res n sum f
 
 	shift
 	insmod "$TORTURE_KO" lockspace="$ls" prefix="t-$tag-" nlocks=$NAMES \
-		nthreads=2 duration_s="$SECS" "$@" ${TORTURE_ARGS:-} ||
+		nthreads=2 duration_s="$SECS" gate=1 "$@" ${TORTURE_ARGS:-} ||
 		fail "$tag: insmod rdlm_torture: $(dmesg | grep rdlm_torture | tail -n 2)"
 	if [ -n "${GATED:-}" ]; then
 		$GATED
-		# "run" opens the gate and returns once the threads are done
-		timeout $((SECS + 60)) bash -c "echo 1 >$TD/run" ||
-			fail "$tag: run"
-		grep -q '^state done' $TD/stats ||
-			fail "$tag: run returned before the threads were done"
 	fi
-	for ((i = 0; i < (SECS + 60) * 10; i++)); do
-		grep -q '^state done' $TD/stats && break
-		sleep 0.1
-	done
+	# "run" opens the gate and returns once the threads are done: they
+	# must be done when it returns, or when it is given up
+	timeout $((SECS + 60)) bash -c "echo 1 >$TD/run"
 	res=$RDLM_OUT/torture.$tag.$ME
 	cat $TD/stats >"$res"
 	if ! grep -q '^state done' "$res"; then
@@ -164,7 +158,7 @@ kls_busy()
 	barrier "$KLS-held"	# its home may be any node
 }
 TMP_HELD=$RDLM_OUT/kls-held.$ME
-GATED=kls_up BEFORE_RMMOD=kls_busy round $KLS template=lk-central gate=1
+GATED=kls_up BEFORE_RMMOD=kls_busy round $KLS template=lk-central
 if [ "$ME" = 1 ]; then
 	dmesg | grep -q "rdlm_torture: $KLS: busy, released by force" ||
 		fail "$KLS: the release was not refused while a lock was held"
