@@ -392,15 +392,16 @@ kernel_row()
 	rmmod rdlm_torture
 }
 
-# ex_rows LS COLD_PREFIX WHEN: cold acquire (new names COLD_PREFIX*) and
-# lock+unlock EX through /dev/rdlm and the kernel API, each node in turn
+# ex_rows LS COLD_PREFIX WHEN: cold acquire (new names COLD_PREFIX*; none
+# if it is empty) and lock+unlock EX through /dev/rdlm and the kernel API,
+# each node in turn
 ex_rows()
 {
 	local turn
 
 	for turn in 1 2; do
 		if [ "$turn" = "$ME" ]; then
-			dev_row "$1" cold -n "$COLD" -p "$2"
+			[ -n "$2" ] && dev_row "$1" cold -n "$COLD" -p "$2"
 			dev_row "$1" pair -M EX -n "$OPS" -p "h-$1"
 			kernel_row "$1" pair-ex 0
 		fi
@@ -458,13 +459,7 @@ for ls in $lockspaces; do
 		restarted "$ls" kept
 		barrier "$ls-kept" 120
 		variant=+kept
-		for turn in 1 2; do
-			if [ "$turn" = "$ME" ]; then
-				dev_row "$ls" pair -M EX -n "$OPS" -p "k-$ls"
-				kernel_row "$ls" pair-ex 0
-			fi
-			barrier "$ls-kept$turn" 300
-		done
+		ex_rows "$ls" "" kept
 		variant=
 	fi
 	barrier "$ls-done" 120
