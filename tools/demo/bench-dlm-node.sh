@@ -16,7 +16,8 @@
 #     API (rdlm_torture.ko, one thread, one name); the name's home is
 #     wherever rdlm hashes it: each row says local or remote. The EX rows
 #     first, then the hand-over, then the PR rows, all without hold
-#     caching (cache_us 0, whatever cluster.conf says); then lock+unlock
+#     caching (cache_us 0, whatever cluster.conf says) and with 60 s
+#     leases where the lockspace has one; then lock+unlock
 #     in EX again with caching (cache_us BENCH_CACHE_US, default 1 s:
 #     systems "LS+kept"). A request that hangs
 #     fails its row after 30 s (the lockspace's state goes to the log);
