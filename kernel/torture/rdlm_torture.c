@@ -76,7 +76,7 @@ MODULE_PARM_DESC(lockspace, "Lockspace to torture (configured and enabled)");
 
 static bool gate;
 module_param(gate, bool, 0444);
-MODULE_PARM_DESC(gate, "Threads wait for a write to debugfs \"go\" (every node's lockspace up)");
+MODULE_PARM_DESC(gate, "Threads wait for a write to debugfs \"go\" or \"run\" (every node's lockspace up)");
 
 static char *template;
 module_param(template, charp, 0444);
@@ -862,9 +862,15 @@ static const struct file_operations torture_go_fops = {
 static ssize_t torture_run_write(struct file *file, const char __user *buf,
 				 size_t len, loff_t *ppos)
 {
+	int ret;
+
 	complete_all(&torture_go);
-	if (wait_for_completion_interruptible(&torture_all_done))
-		return -EINTR;
+	/* no threads (plock_files only): nothing to wait for */
+	if (!nthreads)
+		return len;
+	ret = wait_for_completion_interruptible(&torture_all_done);
+	if (ret)
+		return ret;	/* -ERESTARTSYS: the write may start again */
 	return len;
 }
 

@@ -55,12 +55,10 @@ for ls in $lockspaces; do
 		if [ "$turn" = "$ME" ]; then
 			insmod "$TORTURE_KO" lockspace="$ls" prefix="u-$ls-" nlocks=1 \
 				nthreads=1 nops="$OPS" shared_pct=0 convert_pct=0 \
-				noqueue_pct=0 async_pct=0 cancel_pct=0 hold_us=0 ||
+				noqueue_pct=0 async_pct=0 cancel_pct=0 hold_us=0 gate=1 ||
 				fail "$ls: insmod rdlm_torture"
-			for ((i = 0; i < 1200; i++)); do
-				grep -q '^state done' $TD/stats && break
-				sleep 0.1
-			done
+			# the shell sleeps in "run" while the thread measures
+			timeout 120 bash -c "echo 1 >$TD/run"
 			grep -q '^state done' $TD/stats ||
 				fail "$ls: requests never completed: $(tr '\n' ' ' <$TD/stats)"
 			awk -v ls="$ls" '{ s[$1] = $2 } END {
