@@ -531,7 +531,8 @@ void rdlm_lockspace_stop(struct rdlm_lockspace *ls)
  *
  * No verb of the lockspace is in flight any more: detach from the fabric,
  * stop the timers, forget the slots. The memory goes with the last
- * reference (rdlm_lockspace_put()).
+ * reference (rdlm_lockspace_put()); when this call drops it, the memory and
+ * the lockspace's module reference are gone when it returns.
  *
  * Context: process context, sleeps.
  */
@@ -551,6 +552,12 @@ void rdlm_lockspace_destroy(struct rdlm_lockspace *ls)
 	rdlm_ls_free_slots(ls);
 	spin_unlock_bh(&ls->lock);
 	kref_put(&ls->ref, rdlm_lockspace_release);
+	/*
+	 * Most often that was the last reference: once its free work ran the
+	 * lockspace holds no module reference, so "rdlm-configure down" then
+	 * "rmmod rdlm" cannot find the module still in use.
+	 */
+	flush_workqueue(rdlm_ls_free_wq);
 }
 
 /**
