@@ -320,12 +320,12 @@ dev_row()
 	return 1
 }
 
-# set_cache LS US: cache_us of LS (the lockspace restarts; every node),
+# bench_attrs LS US: cache_us of LS (the lockspace restarts; every node),
 # and a lease of 60 s, the longest there is, where LS has one: the PR
 # rows' holder on the other node holds for longer than cluster.conf's
 # 2 s, and a hold past its lease is lost: the bakery leaves its ticket on
 # the word for the next exclusive request to wait out (2 leases)
-set_cache()
+bench_attrs()
 {
 	local lease
 
@@ -415,7 +415,7 @@ kmsg_mark
 rdlm_load
 "$CONFIGURE" up || fail "configure"
 for ls in $lockspaces; do
-	set_cache "$ls" 0
+	bench_attrs "$ls" 0
 	restarted "$ls"
 	barrier "$ls-ready" 120
 	log "rdlm: $ls"
@@ -456,7 +456,7 @@ for ls in $lockspaces; do
 	fi
 	# lock+unlock EX again, the word kept between the calls
 	if [ "$CACHE_US" != 0 ]; then
-		set_cache "$ls" "$CACHE_US"
+		bench_attrs "$ls" "$CACHE_US"
 		restarted "$ls" kept
 		barrier "$ls-kept" 120
 		variant=+kept
