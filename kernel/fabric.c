@@ -570,39 +570,154 @@ static int rdlm_ls_check_cfg(const struct rdlm_fabric_ls_cfg *cfg)
 	return self ? 0 : -EINVAL;
 }
 
-/* A completion of a verb applied here, run later (see below). */
-struct rdlm_local_done {
+/*
+ * Verbs to this node that its CPU carries out (rdlm_fabric_ls_post_self()),
+ * queued in posting order on ls->local_ops. An entry stays on the queue
+ * until it has been carried out, so that a later verb to this node sees it
+ * and queues behind it.
+ */
+struct rdlm_local_op {
 	struct list_head entry;
+	struct rdlm_verb v;
 	rdlm_fabric_done_t done;
 	void *ctx;
+	u32 gen;		/* this node's connection generation at the post */
+	bool applied;		/* carried out, only the completion is left */
 	struct rdlm_cqe res;
 };
 
+static bool rdlm_fabric_ls_cpu_verb(struct rdlm_fabric_ls *ls,
+				    const struct rdlm_verb *v)
+{
+	return ls->atomic_mode == RDLM_ATOMIC_CPU && v->slot < ls->nr_slots &&
+	       (v->kind == RDLM_VERB_FA || v->kind == RDLM_VERB_CAS ||
+		v->kind == RDLM_VERB_READ);
+}
+
+static bool rdlm_fabric_ls_msg_verb(struct rdlm_fabric_ls *ls,
+				    const struct rdlm_verb *v)
+{
+	return v->kind == RDLM_VERB_SEND ||
+	       (v->kind == RDLM_VERB_WRITE_IMM && v->slot < ls->nr_mbox);
+}
+
+/* Apply a CPU atomic to the local table. Caller holds ls->lock. */
+static bool rdlm_fabric_ls_apply_locked(struct rdlm_fabric_ls *ls,
+					struct rdlm_local_op *lo)
+{
+	u64 *word = rdlm_fabric_ls_word_ptr(ls, lo->v.slot);
+	u64 new;
+
+	lo->res.value = READ_ONCE(*word);
+	new = rdlm_word_apply(lo->res.value, lo->v.kind, lo->v.arg0,
+			      lo->v.arg1);
+	WRITE_ONCE(*word, new);
+	return new != lo->res.value;
+}
+
+/* Hand a SEND or WRITE_WITH_IMM to this node's receive path. */
+static void rdlm_fabric_ls_deliver_self(struct rdlm_fabric_ls *ls,
+					const struct rdlm_verb *v)
+{
+	struct rdlm_rx rx = {
+		.kind = v->kind,
+		.src = ls->local,
+	};
+
+	if (v->kind == RDLM_VERB_SEND) {
+		rx.msg = v->msg;
+	} else {
+		rx.slot = v->slot;
+		rx.value = v->arg0;
+		rx.imm = v->imm;
+	}
+	/* as the receive path: quiesce and detaching wait for this section */
+	rcu_read_lock();
+	local_bh_disable();
+	rdlm_fabric_ls_deliver(ls, &rx);
+	local_bh_enable();
+	rcu_read_unlock();
+}
+
+/* The entry's verb has been carried out: take it off and complete it. */
+static void rdlm_fabric_ls_local_done(struct rdlm_fabric_ls *ls,
+				      struct rdlm_local_op *lo)
+{
+	spin_lock_bh(&ls->lock);
+	list_del(&lo->entry);
+	spin_unlock_bh(&ls->lock);
+	/* as rdlm_op_complete(): quiesce waits for this section */
+	rcu_read_lock();
+	if (lo->done)
+		lo->done(lo->ctx, &lo->res);
+	if (atomic_dec_and_test(&ls->inflight))
+		wake_up(&ls->wait);
+	rcu_read_unlock();
+	kfree(lo);
+}
+
+/*
+ * Carry out the queue in order. An entry not yet carried out waits while
+ * a verb to this node is in flight on the network (one posted before it):
+ * rdlm_fabric_ls_self_idle() runs the work again when the last completes.
+ */
 static void rdlm_fabric_ls_local_work(struct work_struct *work)
 {
 	struct rdlm_fabric_ls *ls = container_of(work, struct rdlm_fabric_ls,
 						 local_work);
-	struct rdlm_local_done *ld;
+	struct rdlm_member *self = rdlm_fabric_ls_member(ls, ls->local);
+	struct rdlm_local_op *lo;
+	enum { APPLIED, DELIVER, POST } what;
+	int ret;
 
 	for (;;) {
 		spin_lock_bh(&ls->lock);
-		ld = list_first_entry_or_null(&ls->local_done,
-					      struct rdlm_local_done, entry);
-		if (ld)
-			list_del(&ld->entry);
-		spin_unlock_bh(&ls->lock);
-		if (!ld)
+		lo = list_first_entry_or_null(&ls->local_ops,
+					      struct rdlm_local_op, entry);
+		if (lo && !lo->applied && atomic_read(&ls->inflight_self))
+			lo = NULL;
+		if (!lo) {
+			spin_unlock_bh(&ls->lock);
 			return;
-		/* as rdlm_op_complete(): quiesce waits for this section */
-		rcu_read_lock();
-		ld->done(ld->ctx, &ld->res);
-		atomic_dec(&ls->inflight_self);
-		if (atomic_dec_and_test(&ls->inflight))
-			wake_up(&ls->wait);
-		rcu_read_unlock();
-		kfree(ld);
+		}
+		what = APPLIED;
+		if (lo->applied) {
+			/* only its completion was left */
+		} else if (READ_ONCE(ls->dead) || !self->remote.ready ||
+			   self->gen != lo->gen) {
+			/* as a verb the network flushed */
+			lo->res.status = -ECONNRESET;
+		} else if (rdlm_fabric_ls_cpu_verb(ls, &lo->v)) {
+			rdlm_fabric_ls_apply_locked(ls, lo);
+		} else if (rdlm_fabric_ls_msg_verb(ls, &lo->v)) {
+			what = DELIVER;
+		} else {
+			what = POST;
+		}
+		spin_unlock_bh(&ls->lock);
+
+		if (what == DELIVER) {
+			rdlm_fabric_ls_deliver_self(ls, &lo->v);
+		} else if (what == POST) {
+			/* a NIC verb queued behind the others: its turn */
+			ret = rdlm_fabric_ls_post(ls, &lo->v, lo->done, lo->ctx);
+			if (!ret)
+				lo->done = NULL;	/* the network completes it */
+			lo->res.status = ret;
+		}
+		rdlm_fabric_ls_local_done(ls, lo);
 		cond_resched();
 	}
+}
+
+/*
+ * The last verb to this node in flight on the network completed: the
+ * queue may go on. Pairs with the barrier in rdlm_fabric_ls_post_self().
+ */
+void rdlm_fabric_ls_self_idle(struct rdlm_fabric_ls *ls)
+{
+	if (!list_empty(&ls->local_ops))
+		queue_work(system_highpri_wq, &ls->local_work);
 }
 
 /**
@@ -645,7 +760,8 @@ int rdlm_fabric_ls_create(const struct rdlm_fabric_ls_cfg *cfg,
 	atomic_set(&ls->inflight, 0);
 	atomic_set(&ls->inflight_self, 0);
 	atomic64_set(&ls->local_atomics, 0);
-	INIT_LIST_HEAD(&ls->local_done);
+	atomic64_set(&ls->local_msgs, 0);
+	INIT_LIST_HEAD(&ls->local_ops);
 	INIT_WORK(&ls->local_work, rdlm_fabric_ls_local_work);
 	ls->nr_members = cfg->nr_members;
 	for (i = 0; i < cfg->nr_members; i++)
@@ -980,70 +1096,85 @@ u64 rdlm_fabric_ls_word(struct rdlm_fabric_ls *ls, u32 slot)
 }
 
 /*
- * In CPU-atomic mode a verb on this node's own table needs no network: the
- * CPU applies it here as the receive path does for a peer's request. Only
- * while no verb to this node is in flight, so that verbs to it keep their
- * posting order (the caller serialises its posts of one lockspace), and
- * while this node counts as reachable (its loopback connection is up and
- * its table known: a failure fails verbs to it, as to any node). A verb
- * that changed the word completes before the post returns; a READ or a
- * CAS that failed completes from a work item, counted in flight until
- * then, so that an engine polling its own word yields between polls.
+ * A verb to this node needs no network when its CPU can carry it out: in
+ * CPU-atomic mode an FA, CAS or READ on its own table (applied here as the
+ * receive path does for a peer's request), and in both modes a SEND or
+ * WRITE_WITH_IMM (handed to the receive path from a work item, where the
+ * loopback connection would have delivered it). Verbs to this node keep
+ * their posting order (the caller serialises its posts of one lockspace):
+ * they queue behind one another on ls->local_ops, and a verb posted to the
+ * network before them goes first; a NIC atomic posted while the queue is
+ * not empty queues too, the work item posts it when its turn comes. A CPU
+ * atomic with nothing before it is applied at once: one that changed the
+ * word completes before the post returns, a READ or a CAS that failed
+ * completes from the work item, so that an engine polling its own word
+ * yields between polls. Only while this node counts as reachable (its
+ * loopback connection is up and its table known): a failure fails verbs to
+ * it, as to any node.
+ *
+ * Return: true if the verb was taken here.
  */
-static bool rdlm_fabric_ls_apply_here(struct rdlm_fabric_ls *ls,
-				      const struct rdlm_verb *v,
-				      rdlm_fabric_done_t done, void *ctx)
+static bool rdlm_fabric_ls_post_self(struct rdlm_fabric_ls *ls,
+				     const struct rdlm_verb *v,
+				     rdlm_fabric_done_t done, void *ctx)
 {
 	struct rdlm_member *self = rdlm_fabric_ls_member(ls, ls->local);
-	struct rdlm_local_done *ld;
-	u64 *word, new;
+	bool cpu_verb, msg, now = false, queued = true;
+	struct rdlm_local_op *lo;
 
-	if (ls->atomic_mode != RDLM_ATOMIC_CPU || v->node != ls->local ||
-	    (v->kind != RDLM_VERB_FA && v->kind != RDLM_VERB_CAS &&
-	     v->kind != RDLM_VERB_READ) ||
-	    v->slot >= ls->nr_slots || atomic_read(&ls->inflight_self) || !self)
+	if (v->node != ls->local || !self)
 		return false;
-	ld = kmalloc(sizeof(*ld), GFP_ATOMIC);
-	if (!ld)
+	cpu_verb = rdlm_fabric_ls_cpu_verb(ls, v);
+	msg = rdlm_fabric_ls_msg_verb(ls, v);
+	/* only our own (serialised) posts fill the queue: no race here */
+	if (!cpu_verb && !msg && list_empty(&ls->local_ops))
+		return false;	/* a NIC verb with nothing before it */
+	lo = kmalloc(sizeof(*lo), GFP_ATOMIC);
+	if (!lo)
 		return false;
-	/* as a post: rdlm_fabric_ls_quiesce() synchronizes with this */
-	rcu_read_lock();
-	if (READ_ONCE(ls->dead)) {
-		rcu_read_unlock();
-		kfree(ld);
-		return false;
-	}
-	ld->done = done;
-	ld->ctx = ctx;
-	ld->res = (struct rdlm_cqe){
+	lo->v = *v;
+	lo->done = done;
+	lo->ctx = ctx;
+	lo->applied = false;
+	lo->res = (struct rdlm_cqe){
 		.req = v->req, .cookie = v->cookie, .kind = v->kind,
 	};
-	word = rdlm_fabric_ls_word_ptr(ls, v->slot);
+	/* as a post: rdlm_fabric_ls_quiesce() synchronizes with this */
+	rcu_read_lock();
 	spin_lock_bh(&ls->lock);
-	if (!self->remote.ready) {
-		spin_unlock_bh(&ls->lock);
-		rcu_read_unlock();
-		kfree(ld);
-		return false;
+	if (READ_ONCE(ls->dead) || !self->remote.ready) {
+		queued = false;
+	} else if (cpu_verb && list_empty(&ls->local_ops) &&
+		   !atomic_read(&ls->inflight_self)) {
+		now = rdlm_fabric_ls_apply_locked(ls, lo) ||
+		      v->kind == RDLM_VERB_FA;
+		lo->applied = true;
+		queued = !now;
+	} else if (!cpu_verb && !msg && list_empty(&ls->local_ops)) {
+		queued = false;		/* a NIC verb: straight to the network */
 	}
-	ld->res.value = READ_ONCE(*word);
-	new = rdlm_word_apply(ld->res.value, v->kind, v->arg0, v->arg1);
-	WRITE_ONCE(*word, new);
-	if (new == ld->res.value && v->kind != RDLM_VERB_FA) {
+	if (queued) {
+		lo->gen = self->gen;
 		atomic_inc(&ls->inflight);
-		atomic_inc(&ls->inflight_self);
-		list_add_tail(&ld->entry, &ls->local_done);
-		queue_work(system_highpri_wq, &ls->local_work);
-		ld = NULL;
+		list_add_tail(&lo->entry, &ls->local_ops);
 	}
 	spin_unlock_bh(&ls->lock);
-	atomic64_inc(&ls->local_atomics);
-	if (ld) {
-		done(ctx, &ld->res);
-		kfree(ld);
+	if (cpu_verb && (now || queued))
+		atomic64_inc(&ls->local_atomics);
+	else if (msg && queued)
+		atomic64_inc(&ls->local_msgs);
+	if (queued) {
+		/* pairs with atomic_dec_and_test() in rdlm_op_complete() */
+		smp_mb();
+		if (lo->applied || !atomic_read(&ls->inflight_self))
+			queue_work(system_highpri_wq, &ls->local_work);
+	} else if (now) {
+		done(ctx, &lo->res);
 	}
 	rcu_read_unlock();
-	return true;
+	if (!queued)
+		kfree(lo);
+	return now || queued;
 }
 
 /**
@@ -1075,7 +1206,7 @@ int rdlm_fabric_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
 	}
 	if (test_bit(RDLM_LS_CLAIMED, &ls->flags))
 		return -EBUSY;
-	if (rdlm_fabric_ls_apply_here(ls, v, done, ctx))
+	if (rdlm_fabric_ls_post_self(ls, v, done, ctx))
 		return 0;
 	return rdlm_fabric_ls_post(ls, v, done, ctx);
 }
@@ -1213,12 +1344,13 @@ static int rdlm_lockspaces_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&rdlm_fabric.mutex);
 	list_for_each_entry(ls, &rdlm_fabric.lockspaces, entry) {
-		seq_printf(m, "%s lsid %08x index %u mode %s slots %u mbox %u inflight %d local_atomics %lld members",
+		seq_printf(m, "%s lsid %08x index %u mode %s slots %u mbox %u inflight %d local_atomics %lld local_msgs %lld members",
 			   ls->name, ls->lsid, ls->index,
 			   ls->atomic_mode == RDLM_ATOMIC_CPU ? "cpu" : "nic",
 			   ls->nr_slots, ls->nr_mbox,
 			   atomic_read(&ls->inflight),
-			   (long long)atomic64_read(&ls->local_atomics));
+			   (long long)atomic64_read(&ls->local_atomics),
+			   (long long)atomic64_read(&ls->local_msgs));
 		for (i = 0; i < ls->nr_members; i++)
 			seq_printf(m, " %u:%s", ls->members[i].cfg.nodeid,
 				   ls->members[i].fenced ? "fenced" :

@@ -210,7 +210,8 @@ struct rdlm_fabric_ls {
 	atomic_t inflight;		/* posted, not completed */
 	atomic_t inflight_self;		/* ... of them to this node */
 	atomic64_t local_atomics;	/* applied here without a verb */
-	struct list_head local_done;	/* their completions to run later */
+	atomic64_t local_msgs;		/* delivered here without a verb */
+	struct list_head local_ops;	/* verbs to this node the CPU runs */
 	struct work_struct local_work;	/* runs them */
 	wait_queue_head_t wait;
 	u32 nr_members;
@@ -438,6 +439,7 @@ int rdlm_fabric_ls_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
 int rdlm_fabric_ls_claim(struct rdlm_fabric_ls *ls);
 void rdlm_fabric_ls_deliver(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx);
 void rdlm_fabric_ls_peer_event(struct rdlm_fabric_ls *ls, u32 node, bool up);
+void rdlm_fabric_ls_self_idle(struct rdlm_fabric_ls *ls);
 bool rdlm_node_allowed(u32 node, const struct sockaddr *addr);
 void rdlm_kick_active(u32 node);
 bool rdlm_dev_link_down(struct rdlm_device *dev);

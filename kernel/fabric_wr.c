@@ -74,8 +74,8 @@ void rdlm_op_complete(struct rdlm_op *op, int status, u64 value)
 	rcu_read_lock();
 	if (op->done)
 		op->done(op->ctx, &op->res);
-	if (ls && op->to_self)
-		atomic_dec(&ls->inflight_self);
+	if (ls && op->to_self && atomic_dec_and_test(&ls->inflight_self))
+		rdlm_fabric_ls_self_idle(ls);
 	if (ls && atomic_dec_and_test(&ls->inflight))
 		wake_up(&ls->wait);
 	rcu_read_unlock();
@@ -436,9 +436,10 @@ int rdlm_conn_post(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 	atomic_inc(&ls->inflight);
 	ret = rdlm_op_submit(conn, op);
 	if (ret) {
+		/* the kick first: quiesce flushes the work once none is in flight */
+		if (op->to_self && atomic_dec_and_test(&ls->inflight_self))
+			rdlm_fabric_ls_self_idle(ls);
 		atomic_dec(&ls->inflight);
-		if (op->to_self)
-			atomic_dec(&ls->inflight_self);
 		atomic_set(&op->refs, 1);
 		rdlm_op_put(op);
 	}

@@ -8,7 +8,10 @@
 #    meanwhile; EX excludes PR on other nodes (trylock, timeout);
 #  - a conversion waits for another node's PR holder; trylock and timeout of
 #    conversions; cancel and signal interruption against another node;
-#  - kill -9 of a holder releases its lock: a waiter on another node gets it.
+#  - kill -9 of a holder releases its lock: a waiter on another node gets it;
+#  - central: the messages of a lock whose home is this node are handed to
+#    the receive path by the fabric, not sent through the loopback
+#    connection (debugfs lockspaces, local_msgs).
 #
 # RDLM_LOCK_INCS (default 1700: 3 nodes x 2 x 1700 = 10,200 increments per
 # lockspace, 70-80 s per lockspace under TCG), RDLM_LOCK_PROCS (2),
@@ -75,6 +78,23 @@ release()
 	wait "$HOLDER" || fail "holder of $1 failed"
 }
 
+# self_name LS: a name whose home is this node (read while held), or nothing
+self_name()
+{
+	local i
+
+	for ((i = 0; i < 64; i++)); do
+		[ "$("$BENCH" -L "$1" -m home -p "self-$ME-$i" 2>/dev/null)" = "$ME" ] &&
+			{ echo "self-$ME-$i"; return; }
+	done
+}
+
+# local_msgs LS: messages the fabric delivered to this node without a verb
+local_msgs()
+{
+	awk -v ls="$1" '$1 == ls { for (i = 2; i < NF; i++)
+		if ($i == "local_msgs") print $(i + 1) }' $DBG/lockspaces
+}
 
 for ls in $LSS; do
 	st "wait $ls 90"
@@ -183,6 +203,22 @@ for ls in $LSS; do
 		[ -n "$child" ] && kill -9 "$child"
 	fi
 	sync_nodes "$ls-victim-done"
+
+	# central: request, grant and release of a name homed here: 3 messages
+	# to this node each time, none of them through the loopback connection
+	if [ "$(cat "$CFS/lockspaces/$ls/engine")" = central ]; then
+		name=$(self_name "$ls")
+		[ -n "$name" ] || fail "$ls: no name homed on node $ME in 64"
+		m0=$(local_msgs "$ls")
+		for i in 1 2 3 4 5; do
+			"$RDLMCTL" lock -L "$ls" "$name" -- true ||
+				fail "$ls: lock $name"
+		done
+		m1=$(local_msgs "$ls")
+		[ $((m1 - m0)) -ge 15 ] ||
+			fail "$ls: 5 lock+unlock of $name (home here) delivered $((m1 - m0)) messages here, want 15"
+		echo "$ls: 5 lock+unlock homed here: $((m1 - m0)) messages delivered without a verb"
+	fi
 	echo "$ls: ok"
 done
 
