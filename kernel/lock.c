@@ -9,7 +9,8 @@
  * SH covers CR and PR) and it is compatible with the other local holders
  * of its name. Different names on one word never wait for each other here,
  * except for a stronger hold. After local_grants_max grants the hold is
- * given back once its holders are gone, so remote waiters get their turn.
+ * given back once its holders are gone, so remote waiters get their turn
+ * (a kept hold nobody asked for is exempt for cache_us).
  * With hold caching (configfs cache_us) a hold whose last lock went is
  * kept for the next one until another node waits for the word, or for
  * cache_us, or half the grant's lease, whichever ends first.
@@ -752,6 +753,8 @@ static bool rdlm_slot_keep(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 			return false;
 		s->cached = true;
 		s->cache_until = until;
+		if (!s->kept_since)
+			s->kept_since = now;
 		ls->st.cache_kept++;
 		rdlm_cache_arm(ls, until);
 	}
@@ -952,6 +955,20 @@ static void rdlm_lkb_grant(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
 	rdlm_lkb_granted(ls, lkb, lvb);
 }
 
+/*
+ * The takeover bound gives remote waiters their turn when a hold serves
+ * local locks on and on. A kept hold with nobody known to wait is exempt
+ * for cache_us from when it was first kept: its re-acquires stay free of
+ * verbs, and a waiter whose notice got lost still gets the word soon
+ * after.
+ */
+static bool rdlm_slot_kept_fresh(struct rdlm_lockspace *ls,
+				 struct rdlm_slot *s)
+{
+	return s->cached && !s->remote_waiting && !s->tried &&
+	       ktime_get_ns() < s->kept_since + ls->cache_ns;
+}
+
 /* Could @lkb's waiting request be granted from this node's hold now? */
 static bool rdlm_grantable(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
 {
@@ -965,7 +982,8 @@ static bool rdlm_grantable(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
 	if (s->state != RDLM_SLOT_OWNED || s->lost ||
 	    !rdlm_covers(s->own_mode, lkb->rqmode))
 		return false;
-	if (ls->local_grants_max && s->local_grants > ls->local_grants_max)
+	if (ls->local_grants_max && s->local_grants > ls->local_grants_max &&
+	    !rdlm_slot_kept_fresh(ls, s))
 		return false;
 	list_for_each_entry(h, &lkb->res->granted, gr_entry)
 		if (h != lkb && !rdlm_compat(lkb->rqmode, h->grmode))
@@ -1312,6 +1330,7 @@ static void rdlm_emit(struct rdlm_out *out, const struct rdlm_action *act)
 		s->grant_first = ls->completing == act->req &&
 				 s->answers == 1;
 		s->local_grants = 0;
+		s->kept_since = 0;
 		s->lost = false;
 		s->trying = false;
 		s->remote_waiting = false;

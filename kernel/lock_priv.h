@@ -84,6 +84,7 @@ struct rdlm_slot {
 	bool cached;
 	bool tried;		/* a refused trylock of another node met it */
 	u64 cache_until;	/* ktime_get_ns() */
+	u64 kept_since;		/* first kept since the grant; 0: not yet */
 	u64 keep_end;		/* half the grant's lease; U64_MAX: none */
 	u32 lvb_puts;		/* LVB writes not yet acknowledged by home */
 	u32 puts_sent;		/* LVB writes and DONEs sent, ever */

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Hold caching (configfs cache_us) on every lk-* lockspace, nodes 1 and 2
 # (the others only keep step):
-#  - a name node 1 locked and unlocked is locked again with no verb: the
-#    lockspace's verb counters do not move, its cache hits do, and a PR
-#    lock is served from the kept EX hold too;
+#  - a name node 1 locked and unlocked is locked again with no verb, 12
+#    times (past the takeover bound local_grants_max, 8: nobody else
+#    asked): the lockspace's verb counters do not move, its cache hits do,
+#    and a PR lock is served from the kept EX hold too;
 #  - node 2's EX request gets the word from node 1's kept hold well before
 #    the hold would end by itself (node 1 counts it revoked), and node 1
 #    gets it back from node 2 the same way;
@@ -67,15 +68,18 @@ for ls in $LSS; do
 		lock "$ls" "$name" -w 60 || fail "$ls: first lock"
 		sleep 0.5	# no verb of the first lock still to come
 		read -r v0 k0 h0 r0 <<<"$(counters "$ls")"
-		lock "$ls" "$name" -w 60 || fail "$ls: second lock"
+		# more than local_grants_max (8): nobody else asked for it
+		for ((i = 0; i < 11; i++)); do
+			lock "$ls" "$name" -w 60 || fail "$ls: lock $((i + 2))"
+		done
 		lock "$ls" "$name" -w 60 -s || fail "$ls: PR lock"
 		read -r v1 k1 h1 r1 <<<"$(counters "$ls")"
 		[ "$v1" = "$v0" ] ||
 			fail "$ls: a kept hold posted $((v1 - v0)) verbs"
-		[ "$((h1 - h0))" = 2 ] ||
-			fail "$ls: cache hits $h0 -> $h1, expected 2 more"
+		[ "$((h1 - h0))" = 12 ] ||
+			fail "$ls: cache hits $h0 -> $h1, expected 12 more"
 		[ "$k1" -ge 1 ] || fail "$ls: no hold kept"
-		echo "$ls: 2 locks from the kept hold, no verb"
+		echo "$ls: 12 locks from the kept hold, no verb"
 	fi
 	barrier "cache-$ls-kept"
 
