@@ -583,6 +583,7 @@ struct rdlm_local_op {
 	void *ctx;
 	u32 gen;		/* this node's connection generation at the post */
 	bool applied;		/* carried out, only the completion is left */
+	bool busy;		/* the work item is carrying it out */
 	struct rdlm_cqe res;
 };
 
@@ -599,6 +600,14 @@ static bool rdlm_fabric_ls_msg_verb(struct rdlm_fabric_ls *ls,
 {
 	return v->kind == RDLM_VERB_SEND ||
 	       (v->kind == RDLM_VERB_WRITE_IMM && v->slot < ls->nr_mbox);
+}
+
+static bool rdlm_fabric_ls_nic_verb(struct rdlm_fabric_ls *ls,
+				    const struct rdlm_verb *v)
+{
+	return ls->atomic_mode != RDLM_ATOMIC_CPU && v->slot < ls->nr_slots &&
+	       (v->kind == RDLM_VERB_FA || v->kind == RDLM_VERB_CAS ||
+		v->kind == RDLM_VERB_READ);
 }
 
 /* Apply a CPU atomic to the local table. Caller holds ls->lock. */
@@ -694,6 +703,8 @@ static void rdlm_fabric_ls_local_work(struct work_struct *work)
 		} else {
 			what = POST;
 		}
+		/* rdlm_fabric_ls_self_down() leaves it to us, and waits */
+		lo->busy = true;
 		spin_unlock_bh(&ls->lock);
 
 		if (what == DELIVER) {
@@ -708,6 +719,32 @@ static void rdlm_fabric_ls_local_work(struct work_struct *work)
 		rdlm_fabric_ls_local_done(ls, lo);
 		cond_resched();
 	}
+}
+
+/**
+ * rdlm_fabric_ls_self_down() - this node's own connection failed
+ * @ls: lockspace, this node's member just forgotten (generation changed)
+ *
+ * What the queue has not carried out fails now, as the network fails what
+ * it did not deliver, and an entry being carried out finishes first: the
+ * user hears that this node is down only after all that.
+ * Context: process, rdlm_fabric.mutex held, before the peer event.
+ */
+void rdlm_fabric_ls_self_down(struct rdlm_fabric_ls *ls)
+{
+	struct rdlm_local_op *lo, *tmp;
+	LIST_HEAD(failed);
+
+	spin_lock_bh(&ls->lock);
+	list_for_each_entry_safe(lo, tmp, &ls->local_ops, entry)
+		if (!lo->applied && !lo->busy)
+			list_move_tail(&lo->entry, &failed);
+	spin_unlock_bh(&ls->lock);
+	list_for_each_entry_safe(lo, tmp, &failed, entry) {
+		lo->res.status = -ECONNRESET;
+		rdlm_fabric_ls_local_done(ls, lo);
+	}
+	flush_work(&ls->local_work);
 }
 
 /*
@@ -1112,30 +1149,34 @@ u64 rdlm_fabric_ls_word(struct rdlm_fabric_ls *ls, u32 slot)
  * loopback connection is up and its table known): a failure fails verbs to
  * it, as to any node.
  *
- * Return: true if the verb was taken here.
+ * Return: 1 if the verb was taken here, 0 if it goes to the network (not to
+ * this node, nothing queued before it, or invalid: the network path says
+ * why), -ENOMEM.
  */
-static bool rdlm_fabric_ls_post_self(struct rdlm_fabric_ls *ls,
-				     const struct rdlm_verb *v,
-				     rdlm_fabric_done_t done, void *ctx)
+static int rdlm_fabric_ls_post_self(struct rdlm_fabric_ls *ls,
+				    const struct rdlm_verb *v,
+				    rdlm_fabric_done_t done, void *ctx)
 {
 	struct rdlm_member *self = rdlm_fabric_ls_member(ls, ls->local);
 	bool cpu_verb, msg, now = false, queued = true;
 	struct rdlm_local_op *lo;
 
 	if (v->node != ls->local || !self)
-		return false;
+		return 0;
 	cpu_verb = rdlm_fabric_ls_cpu_verb(ls, v);
 	msg = rdlm_fabric_ls_msg_verb(ls, v);
 	/* only our own (serialised) posts fill the queue: no race here */
-	if (!cpu_verb && !msg && list_empty(&ls->local_ops))
-		return false;	/* a NIC verb with nothing before it */
+	if (!cpu_verb && !msg &&
+	    (list_empty(&ls->local_ops) || !rdlm_fabric_ls_nic_verb(ls, v)))
+		return 0;
 	lo = kmalloc(sizeof(*lo), GFP_ATOMIC);
-	if (!lo)
-		return false;
+	if (!lo)	/* the network would pass what is queued */
+		return list_empty(&ls->local_ops) ? 0 : -ENOMEM;
 	lo->v = *v;
 	lo->done = done;
 	lo->ctx = ctx;
 	lo->applied = false;
+	lo->busy = false;
 	lo->res = (struct rdlm_cqe){
 		.req = v->req, .cookie = v->cookie, .kind = v->kind,
 	};
@@ -1186,11 +1227,13 @@ static bool rdlm_fabric_ls_post_self(struct rdlm_fabric_ls *ls,
  *
  * FA, CAS and READ hit lock word v->slot of v->node's table, as one-sided
  * NIC atomics or, in CPU-atomic mode, as a request the home's CPU applies;
- * the completion carries the word's original value (in CPU-atomic mode a
- * verb on this node's own table is applied before this returns, and @done
- * called, when no verb to this node is in flight). WRITE_IMM writes
+ * the completion carries the word's original value. WRITE_IMM writes
  * v->arg0 and v->imm into mailbox slot v->slot; SEND carries v->msg. Verbs
- * to one node execute in posting order. Never sleeps; not from hard irq.
+ * to one node execute in posting order. To this node, what its CPU can do
+ * takes no verb (rdlm_fabric_ls_post_self()): a CPU-atomic verb on its own
+ * table with nothing before it is applied before this returns, and @done
+ * called if it changed the word; SENDs and WRITE_IMMs reach ops->recv from
+ * a work item. Never sleeps; not from hard irq.
  *
  * Return: 0, -ESHUTDOWN (lockspace going away), -EINVAL (not a member, slot
  * out of range, unknown kind), -ENOTCONN (member not connected yet),
@@ -1199,6 +1242,8 @@ static bool rdlm_fabric_ls_post_self(struct rdlm_fabric_ls *ls,
 int rdlm_fabric_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
 		     rdlm_fabric_done_t done, void *ctx)
 {
+	int ret;
+
 	/* pairs with rdlm_fabric_ls_claim(): one of the two sees the other */
 	if (!test_bit(RDLM_LS_USER_POSTED, &ls->flags)) {
 		set_bit(RDLM_LS_USER_POSTED, &ls->flags);
@@ -1206,8 +1251,9 @@ int rdlm_fabric_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
 	}
 	if (test_bit(RDLM_LS_CLAIMED, &ls->flags))
 		return -EBUSY;
-	if (rdlm_fabric_ls_post_self(ls, v, done, ctx))
-		return 0;
+	ret = rdlm_fabric_ls_post_self(ls, v, done, ctx);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	return rdlm_fabric_ls_post(ls, v, done, ctx);
 }
 

@@ -166,6 +166,8 @@ static void rdlm_conn_forget_remote(struct rdlm_conn *conn)
 		memset(&m->remote, 0, sizeof(m->remote));
 		WRITE_ONCE(m->gen, m->gen + 1);
 		spin_unlock_bh(&ls->lock);
+		if (conn->node == ls->local)
+			rdlm_fabric_ls_self_down(ls);
 		if (was)
 			rdlm_fabric_ls_peer_event(ls, conn->node, false);
 	}

@@ -440,6 +440,7 @@ int rdlm_fabric_ls_claim(struct rdlm_fabric_ls *ls);
 void rdlm_fabric_ls_deliver(struct rdlm_fabric_ls *ls, const struct rdlm_rx *rx);
 void rdlm_fabric_ls_peer_event(struct rdlm_fabric_ls *ls, u32 node, bool up);
 void rdlm_fabric_ls_self_idle(struct rdlm_fabric_ls *ls);
+void rdlm_fabric_ls_self_down(struct rdlm_fabric_ls *ls);
 bool rdlm_node_allowed(u32 node, const struct sockaddr *addr);
 void rdlm_kick_active(u32 node);
 bool rdlm_dev_link_down(struct rdlm_device *dev);

@@ -182,7 +182,8 @@ int rdlm_lockspace_show_membership(struct rdlm_lockspace *ls, char *buf,
  * A lockspace's fabric side (struct rdlm_fabric_ls) owns the local lock
  * table and mailbox and knows the members. rdlm_fabric_post() maps one
  * engine verb (struct rdlm_verb) to one operation on the connection to
- * verb->node (itself included, through a loopback connection) and later
+ * verb->node (itself included: its loopback connection, or its own CPU
+ * for what that can do, see rdlm_fabric_post()) and later
  * calls @done once with a struct rdlm_cqe: status 0 and, for FA, CAS and
  * READ, the word's original value; or a negative errno. Incoming SENDs and
  * WRITE_WITH_IMMs are handed to ops->recv as struct rdlm_rx. All callbacks
