@@ -587,12 +587,21 @@ struct rdlm_local_op {
 	struct rdlm_cqe res;
 };
 
+/* An FA, CAS or READ on a word of the table */
+static bool rdlm_fabric_ls_table_verb(struct rdlm_fabric_ls *ls,
+				      const struct rdlm_verb *v)
+{
+	return v->slot < ls->nr_slots &&
+	       (v->kind == RDLM_VERB_FA || v->kind == RDLM_VERB_CAS ||
+		v->kind == RDLM_VERB_READ);
+}
+
+/* ... that this node's CPU applies to its own table */
 static bool rdlm_fabric_ls_cpu_verb(struct rdlm_fabric_ls *ls,
 				    const struct rdlm_verb *v)
 {
-	return ls->atomic_mode == RDLM_ATOMIC_CPU && v->slot < ls->nr_slots &&
-	       (v->kind == RDLM_VERB_FA || v->kind == RDLM_VERB_CAS ||
-		v->kind == RDLM_VERB_READ);
+	return ls->atomic_mode == RDLM_ATOMIC_CPU &&
+	       rdlm_fabric_ls_table_verb(ls, v);
 }
 
 static bool rdlm_fabric_ls_msg_verb(struct rdlm_fabric_ls *ls,
@@ -600,14 +609,6 @@ static bool rdlm_fabric_ls_msg_verb(struct rdlm_fabric_ls *ls,
 {
 	return v->kind == RDLM_VERB_SEND ||
 	       (v->kind == RDLM_VERB_WRITE_IMM && v->slot < ls->nr_mbox);
-}
-
-static bool rdlm_fabric_ls_nic_verb(struct rdlm_fabric_ls *ls,
-				    const struct rdlm_verb *v)
-{
-	return ls->atomic_mode != RDLM_ATOMIC_CPU && v->slot < ls->nr_slots &&
-	       (v->kind == RDLM_VERB_FA || v->kind == RDLM_VERB_CAS ||
-		v->kind == RDLM_VERB_READ);
 }
 
 /* Apply a CPU atomic to the local table. Caller holds ls->lock. */
@@ -1167,7 +1168,7 @@ static int rdlm_fabric_ls_post_self(struct rdlm_fabric_ls *ls,
 	msg = rdlm_fabric_ls_msg_verb(ls, v);
 	/* only our own (serialised) posts fill the queue: no race here */
 	if (!cpu_verb && !msg &&
-	    (list_empty(&ls->local_ops) || !rdlm_fabric_ls_nic_verb(ls, v)))
+	    (list_empty(&ls->local_ops) || !rdlm_fabric_ls_table_verb(ls, v)))
 		return 0;
 	lo = kmalloc(sizeof(*lo), GFP_ATOMIC);
 	if (!lo)	/* the network would pass what is queued */
