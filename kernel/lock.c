@@ -2299,7 +2299,13 @@ int rdlm_unlock_wait(struct rdlm_lockspace *ls, struct rdlm_lksb *lksb,
 		return -EINVAL;
 	init_completion(&w.done);
 	w.lksb = lksb;
-	ret = __rdlm_unlock(ls, lksb->lkid, flags, lksb, rdlm_wake, &w, false);
+	/*
+	 * Inline: the unlock's own completion, and the free of the lock,
+	 * run here before we sleep, rather than in the lockspace's work,
+	 * which would have to be scheduled first (the caller's wake-up
+	 * waited for it on a one-CPU node).
+	 */
+	ret = __rdlm_unlock(ls, lksb->lkid, flags, lksb, rdlm_wake, &w, true);
 	if (ret)
 		return ret;
 	rdlm_spin_wait(rdlm_waiter_done, &w);
