@@ -563,6 +563,7 @@ static int rdlm_ls_check_cfg(const struct rdlm_fabric_ls_cfg *cfg)
 	    !cfg->nr_slots || cfg->nr_slots > RDLM_MAX_SLOTS ||
 	    !cfg->nr_mbox || cfg->nr_mbox > RDLM_MAX_MBOX ||
 	    cfg->atomic_mode > RDLM_ATOMIC_CPU || !cfg->name[0] ||
+	    cfg->nr_records > RDLM_MAX_RECORDS ||
 	    !cfg->local.nodeid || cfg->local.nodeid > RDLM_MAX_NODEID)
 		return -EINVAL;
 	for (i = 0; i < cfg->nr_members; i++)
@@ -591,7 +592,7 @@ struct rdlm_local_op {
 static bool rdlm_fabric_ls_table_verb(struct rdlm_fabric_ls *ls,
 				      const struct rdlm_verb *v)
 {
-	return v->slot < ls->nr_slots &&
+	return v->slot < ls->nr_slots && !(v->flags & RDLM_VF_RECORD) &&
 	       (v->kind == RDLM_VERB_FA || v->kind == RDLM_VERB_CAS ||
 		v->kind == RDLM_VERB_READ);
 }
@@ -793,6 +794,9 @@ int rdlm_fabric_ls_create(const struct rdlm_fabric_ls_cfg *cfg,
 	ls->atomic_mode = cfg->atomic_mode;
 	ls->nr_slots = cfg->nr_slots;
 	ls->nr_mbox = cfg->nr_mbox;
+	/* a peer READs records from an MR: none without one (CPU mode) */
+	if (cfg->atomic_mode == RDLM_ATOMIC_NIC)
+		ls->nr_records = cfg->nr_records;
 	spin_lock_init(&ls->lock);
 	init_waitqueue_head(&ls->wait);
 	atomic_set(&ls->inflight, 0);
@@ -804,7 +808,10 @@ int rdlm_fabric_ls_create(const struct rdlm_fabric_ls_cfg *cfg,
 	ls->nr_members = cfg->nr_members;
 	for (i = 0; i < cfg->nr_members; i++)
 		ls->members[i].cfg = cfg->members[i];
-	ls->nr_pages = DIV_ROUND_UP(ls->nr_slots * sizeof(u64), PAGE_SIZE);
+	ls->nr_record_pages = DIV_ROUND_UP(ls->nr_records * RDLM_RECORD_SIZE,
+					   PAGE_SIZE);
+	ls->nr_pages = DIV_ROUND_UP(ls->nr_slots * sizeof(u64), PAGE_SIZE) +
+		       ls->nr_record_pages;
 	ls->nr_mbox_pages = DIV_ROUND_UP(ls->nr_mbox *
 					 sizeof(struct rdlm_mbox_entry),
 					 PAGE_SIZE);
@@ -1131,6 +1138,42 @@ int rdlm_fabric_ls_fence(struct rdlm_fabric_ls *ls, u32 node, bool fence)
 u64 rdlm_fabric_ls_word(struct rdlm_fabric_ls *ls, u32 slot)
 {
 	return slot < ls->nr_slots ? READ_ONCE(*rdlm_fabric_ls_word_ptr(ls, slot)) : 0;
+}
+
+/**
+ * rdlm_fabric_ls_record() - this node's record @index, for its CPU to write
+ * @ls: lockspace
+ * @index: record, < &rdlm_fabric_ls_cfg.nr_records
+ *
+ * Records (RDLM_RECORD_SIZE bytes each) lie in the pages after the lock
+ * table, registered with it for REMOTE_READ: a peer reads one with a READ
+ * verb with RDLM_VF_RECORD and @slot = @index (never this node itself: it
+ * reads here). What they hold, and how a reader tells a record read while
+ * the CPU wrote it, is the user's business: the NIC reads without any lock.
+ * A record never crosses a page.
+ *
+ * Return: its address, or NULL for an index out of range.
+ */
+void *rdlm_fabric_ls_record(struct rdlm_fabric_ls *ls, u32 index)
+{
+	const u32 per_page = PAGE_SIZE / RDLM_RECORD_SIZE;
+	u32 first = ls->nr_pages - ls->nr_record_pages;
+
+	if (index >= ls->nr_records)
+		return NULL;
+	return page_address(ls->pages[first + index / per_page]) +
+	       (index % per_page) * RDLM_RECORD_SIZE;
+}
+
+/**
+ * rdlm_fabric_ls_nr_records() - how many records this node's table has
+ * @ls: lockspace
+ *
+ * Return: &rdlm_fabric_ls_cfg.nr_records, 0 in CPU-atomic mode.
+ */
+u32 rdlm_fabric_ls_nr_records(struct rdlm_fabric_ls *ls)
+{
+	return ls->nr_records;
 }
 
 /*

@@ -106,6 +106,7 @@ static int rdlm_conn_send_tables(struct rdlm_conn *conn,
 		t->nr_chunks = cpu_to_le16(exp->nr_chunks);
 		t->chunk = cpu_to_le16(i);
 		t->chunk_slots = cpu_to_le32(exp->chunk_slots);
+		t->record_pages = cpu_to_le16(ls->nr_record_pages);
 		if (exp->nr_chunks) {
 			t->addr = cpu_to_le64(exp->chunks[i].mr->iova);
 			t->rkey = cpu_to_le32(exp->chunks[i].mr->rkey);
@@ -124,8 +125,9 @@ static int rdlm_conn_send_tables(struct rdlm_conn *conn,
  * @conn: live passive connection
  * @ls: lockspace with the peer as a member
  *
- * NIC-atomic tables are registered in chunks of at most one MR's page list
- * with LOCAL_WRITE | REMOTE_READ | REMOTE_ATOMIC (never REMOTE_WRITE);
+ * NIC-atomic tables (and the records after them) are registered in chunks
+ * of at most one MR's page list with LOCAL_WRITE | REMOTE_READ |
+ * REMOTE_ATOMIC (never REMOTE_WRITE);
  * CPU-atomic tables are not registered at all. The mailbox takes
  * REMOTE_WRITE. Then the descriptions go out; already exported ones are
  * sent again. Context: process, rdlm_fabric.mutex held.

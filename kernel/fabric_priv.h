@@ -84,7 +84,7 @@ struct rdlm_wire_table {
 	u8 rsvd;
 	__le16 chunk;		/* this chunk of the table */
 	__le16 nr_chunks;	/* 0 in CPU-atomic mode */
-	__le16 rsvd2;
+	__le16 record_pages;	/* of the chunks' pages, the records' (last) */
 	__le32 chunk_slots;	/* slots per chunk */
 	__le64 addr;
 	__le32 rkey;
@@ -163,6 +163,7 @@ struct rdlm_remote {
 	u32 ls_index;
 	u32 chunk_slots;
 	u32 nr_chunks;
+	u32 nr_records;		/* its records we may READ, 0: none */
 	DECLARE_BITMAP(have, RDLM_MAX_CHUNKS);	/* chunks received */
 	u64 addr[RDLM_MAX_CHUNKS];
 	u32 rkey[RDLM_MAX_CHUNKS];
@@ -201,7 +202,9 @@ struct rdlm_fabric_ls {
 	u32 nr_slots;
 	u32 nr_mbox;
 	u32 nr_pages;
-	struct page **pages;		/* the lock table */
+	struct page **pages;		/* the lock table, then the records */
+	u32 nr_records;
+	u32 nr_record_pages;		/* the last of @pages */
 	u32 nr_mbox_pages;
 	struct page **mbox_pages;	/* the receive area */
 	spinlock_t lock;		/* remote infos, CPU atomics, stats */
@@ -380,8 +383,13 @@ struct rdlm_op {
 	ktime_t t0;
 	u32 gen;
 	bool to_self;
+	bool record;			/* a record READ: @buf is its result */
 	u8 buf[RDLM_MSG_MAX] ____cacheline_aligned;
 };
+
+/* a record READ lands in @buf; records never cross a page */
+static_assert(RDLM_MSG_MAX >= RDLM_RECORD_SIZE);
+static_assert(!(PAGE_SIZE % RDLM_RECORD_SIZE));
 
 /* ---- the fabric: one per module, owns everything above ---- */
 

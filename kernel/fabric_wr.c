@@ -68,6 +68,7 @@ void rdlm_op_complete(struct rdlm_op *op, int status, u64 value)
 	}
 	op->res.status = status;
 	op->res.value = value;
+	op->res.data = op->record && !status ? op->buf : NULL;
 	if (!status)
 		rdlm_lat_account(op->conn, op->res.kind, op->t0);
 	/* rdlm_fabric_ls_quiesce() waits for this section to end */
@@ -337,10 +338,18 @@ int rdlm_conn_post(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 	u32 chunk;
 	int ret;
 
+	if (v->flags & RDLM_VF_RECORD) {
+		/* a node reads its own records with the CPU */
+		if (v->kind != RDLM_VERB_READ || v->slot >= ls->nr_records ||
+		    v->node == ls->local)
+			return -EINVAL;
+	}
 	switch (v->kind) {
 	case RDLM_VERB_FA:
 	case RDLM_VERB_CAS:
 	case RDLM_VERB_READ:
+		if (v->flags & RDLM_VF_RECORD)
+			break;
 		if (v->slot >= ls->nr_slots)
 			return -EINVAL;
 		if (cpu)
@@ -375,7 +384,24 @@ int rdlm_conn_post(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 		return -ENOTCONN;
 	}
 	op->gen = m->gen;
-	if (type == RDLM_OP_VERB && v->kind == RDLM_VERB_WRITE_IMM) {
+	if (v->flags & RDLM_VF_RECORD) {
+		u64 off = (u64)(ls->nr_pages - ls->nr_record_pages) * PAGE_SIZE +
+			  (u64)v->slot * RDLM_RECORD_SIZE;
+		u64 chunk_bytes = (u64)r->chunk_slots * sizeof(u64);
+
+		if (!r->nr_records) {
+			spin_unlock_bh(&ls->lock);
+			rdlm_op_put(op);
+			return -EOPNOTSUPP;
+		}
+		/* a record never crosses a page, so never a chunk */
+		chunk = div64_u64(off, chunk_bytes);
+		op->raddr = r->addr[chunk] + off - chunk * chunk_bytes;
+		op->rkey = r->rkey[chunk];
+		op->len = RDLM_RECORD_SIZE;
+		op->dir = DMA_FROM_DEVICE;
+		op->record = true;
+	} else if (type == RDLM_OP_VERB && v->kind == RDLM_VERB_WRITE_IMM) {
 		struct rdlm_mbox_entry *e = (struct rdlm_mbox_entry *)op->buf;
 
 		e->value = cpu_to_le64(v->arg0);
@@ -612,6 +638,15 @@ static void rdlm_rx_table(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 	}
 	r->mbox_addr = le64_to_cpu(t->mbox_addr);
 	r->mbox_rkey = le32_to_cpu(t->mbox_rkey);
+	/*
+	 * Its records, if laid out as ours and inside its chunks; else none
+	 * (a module from before records sends 0 pages)
+	 */
+	r->nr_records = 0;
+	if (le16_to_cpu(t->record_pages) == ls->nr_record_pages &&
+	    (u64)cslots * nr_chunks * sizeof(u64) >=
+	    (u64)ls->nr_pages * PAGE_SIZE)
+		r->nr_records = ls->nr_records;
 	if (nr_chunks) {
 		r->addr[chunk] = le64_to_cpu(t->addr);
 		r->rkey[chunk] = le32_to_cpu(t->rkey);

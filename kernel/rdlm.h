@@ -23,6 +23,8 @@ extern struct dentry *rdlm_debugfs_root;
 #define RDLM_LVB_CHUNK		16	/* LVB bytes one message carries */
 #define RDLM_MAX_SLOTS		BIT(20)		/* lock words per table */
 #define RDLM_MAX_MBOX		65536	/* mailbox slots per lockspace (1 MiB) */
+#define RDLM_RECORD_SIZE	128	/* bytes of a record peers READ */
+#define RDLM_MAX_RECORDS	8192	/* records per lockspace (1 MiB) */
 #define RDLM_MAX_LOCKSPACES	64	/* enabled at the same time */
 #define RDLM_LS_NAME_MAX	64
 
@@ -59,6 +61,11 @@ struct rdlm_lockspace;
  *	rdlm_unlock_inline() (/dev/rdlm's blocking requests) before it returned
  * @retakes: words taken again while their release was still under way
  * @lvb_peeks: grants whose LVB came with the word's first round trip
+ * @lvb_reads: peeks answered by an RDMA READ of the home's record rather
+ *	than by a message (a grant by a later verb drops the answer)
+ * @lvb_read_misses: such READs that found no usable record (another name's,
+ *	none, a writer of record, a record being written): the grantee asks
+ *	the home
  * @upgrades: shared holds of a word made exclusive in place
  * @downgrades: exclusive holds of a word made shared in place
  * @cache_kept: holds of a word kept after its last local lock went
@@ -88,6 +95,8 @@ struct rdlm_lockspace_stats {
 	u64 asts_inline;
 	u64 retakes;
 	u64 lvb_peeks;
+	u64 lvb_reads;
+	u64 lvb_read_misses;
 	u64 upgrades;
 	u64 downgrades;
 	u64 cache_kept;
@@ -121,6 +130,8 @@ struct rdlm_lockspace_stats {
  * @max_lvbs: LVBs this node keeps as a home; the least recently used one
  *	goes beyond that, and reads of its slot's names see it invalid
  * @lvb_len: bytes of a lock value block, a multiple of RDLM_LVB_CHUNK
+ * @lvb_read: peek at a remote home's LVB by RDMA READ of its record where
+ *	the fabric has records (NIC-atomic mode), not by message
  * @uid: owner of the lockspace for /dev/rdlm users
  * @gid: group
  * @mode: permission bits (rw for owner, group, others) to join
@@ -141,6 +152,7 @@ struct rdlm_lockspace_cfg {
 	u32 max_locks_per_file;
 	u32 max_lvbs;
 	u32 lvb_len;
+	u32 lvb_read;
 	kuid_t uid;
 	kgid_t gid;
 	umode_t mode;
@@ -185,7 +197,8 @@ int rdlm_lockspace_show_membership(struct rdlm_lockspace *ls, char *buf,
  * verb->node (itself included: its loopback connection, or its own CPU
  * for what that can do, see rdlm_fabric_post()) and later
  * calls @done once with a struct rdlm_cqe: status 0 and, for FA, CAS and
- * READ, the word's original value; or a negative errno. Incoming SENDs and
+ * READ, the word's original value (a record READ: its bytes, see
+ * rdlm_fabric_ls_record()); or a negative errno. Incoming SENDs and
  * WRITE_WITH_IMMs are handed to ops->recv as struct rdlm_rx. All callbacks
  * may run in softirq context and must not sleep. ops->peer reports a member's
  * connection going up (tables known) or down (every verb to it failed).
@@ -215,6 +228,9 @@ struct rdlm_node_cfg {
  * @nr_slots: lock words in every member's table
  * @nr_mbox: mailbox slots in every member's receive area
  * @atomic_mode: &enum rdlm_atomic_mode
+ * @nr_records: records of RDLM_RECORD_SIZE bytes each member publishes
+ *	next to its table for the others to READ (rdlm_fabric_ls_record()),
+ *	at most RDLM_MAX_RECORDS; NIC-atomic mode only, 0 for none
  */
 struct rdlm_fabric_ls_cfg {
 	char name[RDLM_LS_NAME_MAX];
@@ -224,6 +240,7 @@ struct rdlm_fabric_ls_cfg {
 	u32 nr_slots;
 	u32 nr_mbox;
 	u8 atomic_mode;
+	u32 nr_records;
 };
 
 /**
@@ -252,6 +269,8 @@ void rdlm_fabric_ls_put(struct rdlm_fabric_ls *ls);
 bool rdlm_fabric_ls_ready(struct rdlm_fabric_ls *ls, u32 node);
 int rdlm_fabric_ls_fence(struct rdlm_fabric_ls *ls, u32 node, bool fence);
 u64 rdlm_fabric_ls_word(struct rdlm_fabric_ls *ls, u32 slot);
+void *rdlm_fabric_ls_record(struct rdlm_fabric_ls *ls, u32 index);
+u32 rdlm_fabric_ls_nr_records(struct rdlm_fabric_ls *ls);
 int rdlm_fabric_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
 		     rdlm_fabric_done_t done, void *ctx);
 

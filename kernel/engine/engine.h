@@ -81,11 +81,17 @@ enum rdlm_verb_kind {
 	RDLM_VERB_NR
 };
 
-/* Hints on a posted verb, for checkers and tracing only. */
+/* Hints on a posted verb, for checkers and tracing only (but RECORD). */
 #define RDLM_VF_ENQUEUE	0x01	/* places the request in the lock's queue */
 /* takes it out again (undo); on a home's SEND: the request is not queued */
 #define RDLM_VF_DEQUEUE	0x02
 #define RDLM_VF_RESET	0x04	/* CAS that resets a lock word */
+/*
+ * Not a hint: a READ of the home's record @slot (the fabric's
+ * rdlm_fabric_ls_record(), RDLM_RECORD_SIZE bytes) instead of a lock word.
+ * Only the lock manager posts it, never an engine.
+ */
+#define RDLM_VF_RECORD	0x08
 
 /* Typed message carried by SEND (and handed to ->recv()). */
 enum rdlm_msg_type {
@@ -161,6 +167,8 @@ struct rdlm_verb {
  * @kind: &enum rdlm_verb_kind
  * @status: 0 or -errno (e.g. -EIO when the connection failed)
  * @value: original word value for FA, CAS, READ
+ * @data: the bytes a record READ (RDLM_VF_RECORD) read, valid during the
+ *	completion callback only; NULL for every other verb and on failure
  */
 struct rdlm_cqe {
 	struct rdlm_req *req;
@@ -168,6 +176,7 @@ struct rdlm_cqe {
 	u8 kind;
 	int status;
 	u64 value;
+	const void *data;
 };
 
 /**
