@@ -31,6 +31,9 @@
  *		max_lvbs	LVBs kept as a home (default 65536)
  *		lvb_len		bytes of a lock value block: 16, 32 (default),
  *				48 or 64
+ *		lvb_read	1 (default): in NIC-atomic mode read a remote
+ *				home's LVB by RDMA READ of its record; 0: ask
+ *				by message
  *		uid, gid, mode	who may join through /dev/rdlm (default
  *				root:root 0600)
  *		recovery_grace_ms	wait after a member departed before
@@ -104,6 +107,7 @@ struct rdlm_cfg_ls {
 	u32 max_locks_per_file;
 	u32 max_lvbs;
 	u32 lvb_len;
+	u32 lvb_read;
 	u32 uid;
 	u32 gid;
 	u32 mode;
@@ -487,6 +491,7 @@ RDLM_LS_U32_ATTR(max_locks, 1, 1U << 24)
 RDLM_LS_U32_ATTR(max_locks_per_file, 1, 1U << 24)
 RDLM_LS_U32_ATTR(max_lvbs, 1, 1U << 24)
 RDLM_LS_U32_ATTR(lvb_len, 16, RDLM_LVB_MAX)
+RDLM_LS_U32_ATTR(lvb_read, 0, 1)
 RDLM_LS_U32_ATTR(recovery_grace_ms, 0, 3600000)
 RDLM_LS_U32_ATTR(uid, 0, U32_MAX - 1)
 RDLM_LS_U32_ATTR(gid, 0, U32_MAX - 1)
@@ -505,6 +510,7 @@ CONFIGFS_ATTR(rdlm_cfg_ls_, max_locks);
 CONFIGFS_ATTR(rdlm_cfg_ls_, max_locks_per_file);
 CONFIGFS_ATTR(rdlm_cfg_ls_, max_lvbs);
 CONFIGFS_ATTR(rdlm_cfg_ls_, lvb_len);
+CONFIGFS_ATTR(rdlm_cfg_ls_, lvb_read);
 CONFIGFS_ATTR(rdlm_cfg_ls_, recovery_grace_ms);
 CONFIGFS_ATTR(rdlm_cfg_ls_, uid);
 CONFIGFS_ATTR(rdlm_cfg_ls_, gid);
@@ -697,6 +703,7 @@ static int rdlm_cfg_ls_enable_lm(struct rdlm_cfg_ls *ls, u32 local)
 	lc->max_locks_per_file = ls->max_locks_per_file;
 	lc->max_lvbs = ls->max_lvbs;
 	lc->lvb_len = ls->lvb_len;
+	lc->lvb_read = ls->lvb_read;
 	lc->recovery_grace_ms = ls->recovery_grace_ms;
 	lc->uid = make_kuid(&init_user_ns, ls->uid);
 	lc->gid = make_kgid(&init_user_ns, ls->gid);
@@ -780,6 +787,8 @@ static int rdlm_cfg_ls_enable(struct rdlm_cfg_ls *ls)
 	cfg->nr_slots = ls->table_size;
 	cfg->nr_mbox = ls->mailbox_slots;
 	cfg->atomic_mode = ls->atomic_mode;
+	/* for peers' READs of the LVBs homed here: 4 per word, or the most */
+	cfg->nr_records = min_t(u32, ls->table_size, RDLM_MAX_RECORDS / 4) * 4;
 
 	ret = rdlm_fabric_ls_create(cfg, &ls->fls);
 	if (ret) {
@@ -927,6 +936,7 @@ static struct configfs_attribute *rdlm_cfg_ls_attrs[] = {
 	&rdlm_cfg_ls_attr_max_locks_per_file,
 	&rdlm_cfg_ls_attr_max_lvbs,
 	&rdlm_cfg_ls_attr_lvb_len,
+	&rdlm_cfg_ls_attr_lvb_read,
 	&rdlm_cfg_ls_attr_recovery_grace_ms,
 	&rdlm_cfg_ls_attr_uid,
 	&rdlm_cfg_ls_attr_gid,
@@ -980,6 +990,7 @@ static struct config_item *rdlm_lockspaces_make_item(struct config_group *group,
 	ls->max_locks_per_file = 4096;
 	ls->max_lvbs = 65536;
 	ls->lvb_len = 32;
+	ls->lvb_read = 1;
 	ls->recovery_grace_ms = 5000;
 	ls->mode = 0600;
 	config_item_init_type_name(&ls->item, name, &rdlm_cfg_ls_type);
@@ -1044,6 +1055,7 @@ static void rdlm_cfg_ls_copy(struct rdlm_cfg_ls *to,
 	to->max_locks_per_file = from->max_locks_per_file;
 	to->max_lvbs = from->max_lvbs;
 	to->lvb_len = from->lvb_len;
+	to->lvb_read = from->lvb_read;
 	to->uid = from->uid;
 	to->gid = from->gid;
 	to->mode = from->mode;

@@ -106,6 +106,7 @@ struct rdlm_res {
 	bool lvb_writer;	/* the home knows us as its PW/EX holder */
 	bool frozen;		/* its home moved: no grant until the thaw */
 	bool rh_told;		/* the new home heard of its LVB */
+	bool lvb_no_record;	/* its home had no record of it: peek by message */
 	u8 lvb[RDLM_LVB_MAX];
 	u8 namelen;
 	u8 name[RDLM_NAME_MAX];
@@ -228,11 +229,14 @@ struct rdlm_lockspace {
 	u32 nr_lvbs;
 	unsigned long *lvb_evicted;	/* slots an LVB was dropped from */
 	struct rdlm_lvb_stage *stage;	/* first halves, per sender */
+	u32 nr_records;			/* LVB records peers READ (lvb.c) */
+	bool lvb_read;			/* and we READ theirs */
 
 	struct list_head cb_list;	/* locks with callbacks to run */
 	struct rdlm_lkb *cb_cur;	/* the lock cb_work delivers to now */
 	struct rdlm_req *completing;	/* ->complete() of its completion runs */
-	u64 peek_seq;			/* peeks sent: answers never match twice */
+	/* peeks sent: a message answer never matches twice, a READ's not in 2^26 */
+	u64 peek_seq;
 	struct work_struct cb_work;
 	struct workqueue_struct *wq;
 	struct work_struct free_work;	/* after the last reference */
@@ -319,6 +323,7 @@ struct rdlm_lockspace {
 #define RDLM_LM_F_REFUSED	0x04	/* ACK: the write was not stored */
 #define RDLM_LM_F_PEEK		0x08	/* GET: a read before the grant */
 #define RDLM_LM_F_BUSY		0x10	/* VAL of a peek: another writer */
+#define RDLM_LM_F_RECORD	0x20	/* VAL: the home's record holds the name */
 
 /* How long an LVB write waits for the home's ack before it fails. */
 #define RDLM_LVB_ACK_TIMEOUT	(10 * HZ)
@@ -334,6 +339,7 @@ struct rdlm_lockspace {
 void rdlm_ls_unlock(struct rdlm_lockspace *ls) __releases(&ls->lock);
 void rdlm_ls_verb_done(void *ctx, const struct rdlm_cqe *cqe);
 void rdlm_ls_lm_done(void *ctx, const struct rdlm_cqe *cqe);
+void rdlm_ls_record_done(void *ctx, const struct rdlm_cqe *cqe);
 void rdlm_ls_fail_cqe(struct rdlm_lockspace *ls, const struct rdlm_verb *v,
 		      int status);
 u32 rdlm_ls_node_index(struct rdlm_lockspace *ls, u32 nodeid);
@@ -377,6 +383,8 @@ bool rdlm_lvb_peek_take(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
 			unsigned long timeout_at);
 void rdlm_lvb_peek_drop(struct rdlm_lockspace *ls, struct rdlm_slot *s);
 void rdlm_lvb_peek_settle(struct rdlm_lockspace *ls, struct rdlm_slot *s);
+void rdlm_lvb_record_read(struct rdlm_lockspace *ls,
+			  const struct rdlm_cqe *cqe);
 
 /* membership.c */
 void rdlm_memb_init(struct rdlm_lockspace *ls, u32 grace_ms);

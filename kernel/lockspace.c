@@ -27,10 +27,17 @@ static LIST_HEAD(rdlm_lockspaces);
 
 /* ---- completions: queued, then run under ls->lock ------------------ */
 
+enum rdlm_cqe_of {
+	RDLM_CQE_ENGINE,	/* an engine verb */
+	RDLM_CQE_LM,		/* a lock manager message that failed */
+	RDLM_CQE_RECORD,	/* a READ of a home's LVB record */
+};
+
 struct rdlm_cqe_ev {
 	struct llist_node node;
 	struct rdlm_cqe cqe;
-	bool lm;		/* of a lock manager message, not the engine */
+	u8 of;			/* enum rdlm_cqe_of */
+	u8 record[RDLM_RECORD_SIZE];	/* what a record READ read */
 };
 
 static void rdlm_ls_run_cqes(struct rdlm_lockspace *ls)
@@ -41,8 +48,10 @@ static void rdlm_ls_run_cqes(struct rdlm_lockspace *ls)
 	llist_for_each_entry_safe(ev, tmp, list, node) {
 		if (ls->dead)
 			;	/* its requests are gone with the lockspace */
-		else if (ev->lm)
+		else if (ev->of == RDLM_CQE_LM)
 			rdlm_lm_send_failed(ls, &ev->cqe);
+		else if (ev->of == RDLM_CQE_RECORD)
+			rdlm_lvb_record_read(ls, &ev->cqe);
 		else
 			rdlm_ls_call_complete(ls, &ev->cqe);
 		mempool_free(ev, ls->cqe_pool);
@@ -89,7 +98,7 @@ void rdlm_ls_unlock(struct rdlm_lockspace *ls)
 #define RDLM_CQE_RESERVE	256
 
 static void rdlm_ls_queue_cqe(struct rdlm_lockspace *ls,
-			      const struct rdlm_cqe *cqe, bool lm)
+			      const struct rdlm_cqe *cqe, u8 of)
 {
 	struct rdlm_cqe_ev *ev = mempool_alloc(ls->cqe_pool, GFP_ATOMIC);
 
@@ -100,7 +109,12 @@ static void rdlm_ls_queue_cqe(struct rdlm_lockspace *ls,
 		return;
 	}
 	ev->cqe = *cqe;
-	ev->lm = lm;
+	ev->of = of;
+	/* the fabric's buffer is gone when the completion runs */
+	if (cqe->data) {
+		memcpy(ev->record, cqe->data, RDLM_RECORD_SIZE);
+		ev->cqe.data = ev->record;
+	}
 	llist_add(&ev->node, &ls->cqes);
 	rdlm_ls_drain(ls);
 }
@@ -121,20 +135,26 @@ void rdlm_ls_fail_cqe(struct rdlm_lockspace *ls, const struct rdlm_verb *v,
 		.status = status,
 	};
 
-	rdlm_ls_queue_cqe(ls, &cqe, false);
+	rdlm_ls_queue_cqe(ls, &cqe, RDLM_CQE_ENGINE);
 }
 
 /* rdlm_fabric_done_t of engine verbs: may run inside rdlm_fabric_post() */
 void rdlm_ls_verb_done(void *ctx, const struct rdlm_cqe *cqe)
 {
-	rdlm_ls_queue_cqe(ctx, cqe, false);
+	rdlm_ls_queue_cqe(ctx, cqe, RDLM_CQE_ENGINE);
 }
 
 /* rdlm_fabric_done_t of the lock manager's own messages: only failures */
 void rdlm_ls_lm_done(void *ctx, const struct rdlm_cqe *cqe)
 {
 	if (cqe->status)
-		rdlm_ls_queue_cqe(ctx, cqe, true);
+		rdlm_ls_queue_cqe(ctx, cqe, RDLM_CQE_LM);
+}
+
+/* rdlm_fabric_done_t of the READs of a home's LVB record (lvb.c) */
+void rdlm_ls_record_done(void *ctx, const struct rdlm_cqe *cqe)
+{
+	rdlm_ls_queue_cqe(ctx, cqe, RDLM_CQE_RECORD);
 }
 
 /* ---- fabric callbacks and timers ----------------------------------- */
@@ -377,6 +397,7 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 	ls->max_locks_per_file = cfg->max_locks_per_file;
 	ls->max_lvbs = cfg->max_lvbs;
 	ls->lvb_len = cfg->lvb_len;
+	ls->lvb_read = cfg->lvb_read;
 	ls->uid = cfg->uid;
 	ls->gid = cfg->gid;
 	ls->mode = cfg->mode;
@@ -433,6 +454,7 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 		ret = -ENOENT;
 		goto out_timers;
 	}
+	ls->nr_records = rdlm_fabric_ls_nr_records(ls->fls);
 	__module_get(THIS_MODULE);
 	rdlm_fabric_ls_set_ops(ls->fls, &rdlm_ls_fabric_ops, ls);
 	list_add_tail(&ls->entry, &rdlm_lockspaces);
@@ -723,9 +745,10 @@ static int rdlm_ls_debugfs_show(struct seq_file *m, void *unused)
 		   st.cancels, st.unlocks, st.basts, st.lost,
 		   st.lvb_invalidated, st.lvb_lost, st.lvbs, st.lvb_evicted,
 		   st.locks);
-	seq_printf(m, "asts queued %llu direct %llu inline %llu retakes %llu lvb_peeks %llu upgrades %llu downgrades %llu\n",
+	seq_printf(m, "asts queued %llu direct %llu inline %llu retakes %llu lvb_peeks %llu lvb_reads %llu lvb_read_misses %llu upgrades %llu downgrades %llu\n",
 		   st.asts_queued, st.asts_direct, st.asts_inline, st.retakes,
-		   st.lvb_peeks, st.upgrades, st.downgrades);
+		   st.lvb_peeks, st.lvb_reads, st.lvb_read_misses,
+		   st.upgrades, st.downgrades);
 	seq_printf(m, "cache kept %llu hits %llu revoked %llu\n",
 		   st.cache_kept, st.cache_hits, st.cache_revoked);
 	seq_puts(m, "verbs");

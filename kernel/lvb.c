@@ -20,6 +20,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/crc32.h>
 #include <linux/slab.h>
 
 #include "lock_priv.h"
@@ -52,6 +53,52 @@ struct rdlm_home_lvb {
 };
 
 #define RDLM_LVB_FENCED	U32_MAX
+
+/*
+ * LVB records. In NIC-atomic mode a home also publishes the LVBs of its
+ * names in records (rdlm_fabric_ls_record()), in memory its peers READ: the
+ * record of a name is number key % nr_records. A node starting to take a
+ * word READs the record of the name it peeks at right behind the engine's
+ * first verb instead of sending a peek message, and the home's CPU answers
+ * nothing. A record holds one name at a time: one whose LVB the home keeps
+ * (written each time it changes), or else one the home answered a GET for
+ * as never written (a valid zero, until that changes: see
+ * rdlm_lvb_records_prune()). A READ for another name misses, and the
+ * grantee asks the home.
+ *
+ * The NIC reads while the home's CPU may write, so a record is written as a
+ * seqlock: @seq and @seq_end made odd, then the body, then @seq_end and
+ * @seq made even, one higher. A reader takes a record only if both are
+ * equal and even. That is sound if the responder reads the record in
+ * address order or a cache line at a time (a DMA read of coherent memory:
+ * @seq is in its first line, @seq_end in its last). A CPU copy (rxe's
+ * memcpy) need not keep either order, so the body also carries a CRC32
+ * (@sum) the reader checks. A torn or busy record only misses.
+ */
+struct rdlm_lvb_record {
+	__le64 seq;
+	__le64 key;
+	__le32 writer;		/* &rdlm_home_lvb.writer */
+	__le32 flags;		/* RDLM_LVB_REC_* */
+	u8 data[RDLM_LVB_MAX];
+	__le32 slot;		/* the name's word */
+	__le32 sum;		/* CRC32 of @key to @slot */
+	u8 pad[RDLM_RECORD_SIZE - 40 - RDLM_LVB_MAX];
+	__le64 seq_end;
+};
+
+#define RDLM_LVB_REC_BODY	(offsetof(struct rdlm_lvb_record, sum) - \
+				 offsetof(struct rdlm_lvb_record, key))
+
+static u32 rdlm_lvb_record_sum(const struct rdlm_lvb_record *rec)
+{
+	return crc32_le(~0, (const u8 *)&rec->key, RDLM_LVB_REC_BODY);
+}
+
+static_assert(sizeof(struct rdlm_lvb_record) == RDLM_RECORD_SIZE);
+
+#define RDLM_LVB_REC_NAME	0x1	/* the LVB of @key is here */
+#define RDLM_LVB_REC_INVALID	0x2
 
 /* The chunks of an LVB from one sender before its last one, in order. */
 struct rdlm_lvb_stage {
@@ -218,10 +265,124 @@ static bool rdlm_lvb_stage_last(struct rdlm_lockspace *ls,
 	return true;
 }
 
+static struct rdlm_lvb_record *rdlm_lvb_record(struct rdlm_lockspace *ls,
+					       u64 key)
+{
+	if (!ls->nr_records)
+		return NULL;
+	return rdlm_fabric_ls_record(ls->fls, do_div(key, ls->nr_records));
+}
+
+/* Home side: write a record, as a seqlock (see struct rdlm_lvb_record). */
+static void rdlm_lvb_record_write(struct rdlm_lvb_record *rec, u64 key,
+				  u32 slot, u32 flags, u32 writer,
+				  const u8 *data)
+{
+	u64 seq = le64_to_cpu(rec->seq) + 1;
+
+	WRITE_ONCE(rec->seq, cpu_to_le64(seq));
+	WRITE_ONCE(rec->seq_end, cpu_to_le64(seq));
+	dma_wmb();
+	rec->key = cpu_to_le64(key);
+	rec->slot = cpu_to_le32(slot);
+	rec->writer = cpu_to_le32(writer);
+	rec->flags = cpu_to_le32(flags);
+	memcpy(rec->data, data, RDLM_LVB_MAX);
+	rec->sum = cpu_to_le32(rdlm_lvb_record_sum(rec));
+	dma_wmb();
+	WRITE_ONCE(rec->seq_end, cpu_to_le64(seq + 1));
+	dma_wmb();
+	WRITE_ONCE(rec->seq, cpu_to_le64(seq + 1));
+}
+
+static const u8 rdlm_lvb_zero[RDLM_LVB_MAX];
+
+/*
+ * Home side: @lvb changed, write it to its record. Called before any
+ * message that lets a reader's grant follow the change.
+ */
+static void rdlm_home_lvb_publish(struct rdlm_lockspace *ls,
+				  const struct rdlm_home_lvb *lvb)
+{
+	struct rdlm_lvb_record *rec = rdlm_lvb_record(ls, lvb->key);
+
+	if (rec)
+		rdlm_lvb_record_write(rec, lvb->key, lvb->slot,
+				      RDLM_LVB_REC_NAME |
+				      (lvb->invalid ? RDLM_LVB_REC_INVALID : 0),
+				      lvb->writer, lvb->data);
+}
+
+/* Home side: clear @rec, which no reader may take any more. */
+static void rdlm_lvb_record_clear(struct rdlm_lvb_record *rec)
+{
+	rdlm_lvb_record_write(rec, 0, 0, 0, 0, rdlm_lvb_zero);
+}
+
+/* Home side: does the record of @key hold @key? */
+static bool rdlm_lvb_record_holds(struct rdlm_lockspace *ls, u64 key)
+{
+	struct rdlm_lvb_record *rec = rdlm_lvb_record(ls, key);
+
+	return rec && (le32_to_cpu(rec->flags) & RDLM_LVB_REC_NAME) &&
+	       le64_to_cpu(rec->key) == key;
+}
+
+/* Home side: @key has no LVB here any more: its record goes, if it has one. */
+static void rdlm_home_lvb_unpublish(struct rdlm_lockspace *ls, u64 key)
+{
+	if (rdlm_lvb_record_holds(ls, key))
+		rdlm_lvb_record_clear(rdlm_lvb_record(ls, key));
+}
+
+/*
+ * Home side: a GET of @key, which has no LVB here, was answered as a valid
+ * zero. Its record says so too, unless it holds a name whose LVB is kept.
+ */
+static void rdlm_home_lvb_publish_zero(struct rdlm_lockspace *ls, u64 key,
+				       u32 slot)
+{
+	struct rdlm_lvb_record *rec = rdlm_lvb_record(ls, key);
+
+	if (!rec)
+		return;
+	if ((le32_to_cpu(rec->flags) & RDLM_LVB_REC_NAME) &&
+	    xa_load(&ls->lvbs, (unsigned long)le64_to_cpu(rec->key)))
+		return;
+	rdlm_lvb_record_write(rec, key, slot, RDLM_LVB_REC_NAME, 0,
+			      rdlm_lvb_zero);
+}
+
+/**
+ * rdlm_lvb_records_prune() - clear the records of names without an LVB here
+ * @ls: lockspace (locked)
+ * @slot: only those of this word (modulo the table), U32_MAX for all
+ *
+ * Such a record says "never written, valid zero", which stops being true
+ * when an LVB of its word is dropped, or a home leaves with the LVBs of its
+ * names, or the name is homed elsewhere now: it goes, the next GET answers.
+ */
+static void rdlm_lvb_records_prune(struct rdlm_lockspace *ls, u32 slot)
+{
+	struct rdlm_lvb_record *rec;
+	u32 i;
+
+	for (i = 0; i < ls->nr_records; i++) {
+		rec = rdlm_fabric_ls_record(ls->fls, i);
+		if (!(le32_to_cpu(rec->flags) & RDLM_LVB_REC_NAME) ||
+		    (slot != U32_MAX &&
+		     le32_to_cpu(rec->slot) % ls->nr_slots != slot) ||
+		    xa_load(&ls->lvbs, (unsigned long)le64_to_cpu(rec->key)))
+			continue;
+		rdlm_lvb_record_clear(rec);
+	}
+}
+
 static void rdlm_home_lvb_free(struct rdlm_lockspace *ls,
 			       struct rdlm_home_lvb *lvb)
 {
 	xa_erase(&ls->lvbs, (unsigned long)lvb->key);
+	rdlm_home_lvb_unpublish(ls, lvb->key);
 	list_del(&lvb->lru);
 	ls->nr_lvbs--;
 	kfree(lvb);
@@ -252,10 +413,11 @@ void rdlm_home_lvb_lost(struct rdlm_lockspace *ls, u64 map, u64 gone)
 	if (ls->nr_rh_lost == RDLM_RH_LOST_MAX) {
 		/* too much history: every LVB not stored is unknown */
 		bitmap_fill(ls->lvb_evicted, ls->nr_slots);
-		return;
+	} else {
+		ls->rh_lost[ls->nr_rh_lost].map = map;
+		ls->rh_lost[ls->nr_rh_lost++].gone = gone;
 	}
-	ls->rh_lost[ls->nr_rh_lost].map = map;
-	ls->rh_lost[ls->nr_rh_lost++].gone = gone;
+	rdlm_lvb_records_prune(ls, U32_MAX);
 }
 
 /* Did the LVB of @key go with a home that left? */
@@ -288,15 +450,21 @@ static struct rdlm_home_lvb *rdlm_home_lvb_find(struct rdlm_lockspace *ls,
 static bool rdlm_home_lvb_evict(struct rdlm_lockspace *ls)
 {
 	struct rdlm_home_lvb *lvb;
+	bool first;
+	u32 slot;
 
 	list_for_each_entry(lvb, &ls->lvb_lru, lru) {
 		/* a fenced one refuses its broken writer's late write */
 		if (lvb->writer)
 			continue;
 		/* words beyond the table (any_slot) share its bits */
-		set_bit(lvb->slot % ls->nr_slots, ls->lvb_evicted);
+		slot = lvb->slot % ls->nr_slots;
+		first = !test_and_set_bit(slot, ls->lvb_evicted);
 		ls->st.lvb_evicted++;
 		rdlm_home_lvb_free(ls, lvb);
+		/* no new never-written record of the word's names comes now */
+		if (first)
+			rdlm_lvb_records_prune(ls, slot);
 		return true;
 	}
 	return false;
@@ -325,6 +493,7 @@ static struct rdlm_home_lvb *rdlm_home_lvb_get(struct rdlm_lockspace *ls,
 	lvb->invalid = rdlm_home_lvb_unknown(ls, key, slot);
 	list_add_tail(&lvb->lru, &ls->lvb_lru);
 	ls->nr_lvbs++;
+	rdlm_home_lvb_publish(ls, lvb);
 	return lvb;
 }
 
@@ -335,6 +504,7 @@ static void rdlm_home_lvb_fence(struct rdlm_lockspace *ls,
 	lvb->invalid = true;
 	lvb->writer = RDLM_LVB_FENCED;
 	ls->st.lvb_invalidated++;
+	rdlm_home_lvb_publish(ls, lvb);
 }
 
 /*
@@ -348,8 +518,10 @@ static void rdlm_home_lvb_grant(struct rdlm_lockspace *ls,
 	if (lvb->writer && lvb->writer != RDLM_LVB_FENCED &&
 	    lvb->writer != src + 1)
 		rdlm_home_lvb_fence(ls, lvb);
-	if (writer)
+	if (writer) {
 		lvb->writer = src + 1;
+		rdlm_home_lvb_publish(ls, lvb);
+	}
 }
 
 /**
@@ -398,6 +570,8 @@ void rdlm_home_lvb_rehome(struct rdlm_lockspace *ls, u64 old_map,
 					 lvb->data, 0);
 		rdlm_home_lvb_free(ls, lvb);
 	}
+	/* the never-written names homed here before may not be now */
+	rdlm_lvb_records_prune(ls, U32_MAX);
 }
 
 /* Home side: an LVB handed over by the name's old home. */
@@ -423,6 +597,7 @@ static void rdlm_home_lvb_moved(struct rdlm_lockspace *ls,
 			memcpy(lvb->data, data, ls->lvb_len);
 			lvb->invalid = m->flags & RDLM_LM_F_INVALID;
 			lvb->stored = true;
+			rdlm_home_lvb_publish(ls, lvb);
 		}
 	}
 }
@@ -460,6 +635,8 @@ static void rdlm_home_lvb_put(struct rdlm_lockspace *ls,
 		lvb->writer = 0;
 		stored = true;
 	}
+	if (ours)
+		rdlm_home_lvb_publish(ls, lvb);
 	/*
 	 * Acked even without memory, so that the holder does not wait, but
 	 * a write not stored is refused: its writer must not report success.
@@ -480,6 +657,8 @@ static void rdlm_home_lvb_done(struct rdlm_lockspace *ls,
 		/* kept only to know the writer */
 		if (!lvb->stored && !lvb->invalid)
 			rdlm_home_lvb_free(ls, lvb);
+		else
+			rdlm_home_lvb_publish(ls, lvb);
 	}
 	rdlm_lm_send_msg(ls, rx->src, RDLM_LM_LVB_ACK, m->slot, 0, m->reqid,
 			 m->arg, 0);
@@ -492,13 +671,19 @@ static void rdlm_home_lvb_read(struct rdlm_lockspace *ls,
 	const struct rdlm_msg *m = &rx->msg;
 	bool writer = m->flags & RDLM_LM_F_WRITER;
 	bool peek = m->flags & RDLM_LM_F_PEEK;
-	static const u8 zero[RDLM_LVB_MAX];
 	struct rdlm_home_lvb *lvb;
 	u8 flags = 0;
 
-	/* a writer's entry is made here; a reader's only read */
-	lvb = writer ? rdlm_home_lvb_get(ls, m->reqid, m->slot) :
-		       rdlm_home_lvb_find(ls, m->reqid);
+	/*
+	 * a writer's entry is made here, a reader's only read; none for a
+	 * node that has not seen the name move: unknown here (below)
+	 */
+	if (!rdlm_home_here(ls, m->reqid))
+		lvb = NULL;
+	else if (writer)
+		lvb = rdlm_home_lvb_get(ls, m->reqid, m->slot);
+	else
+		lvb = rdlm_home_lvb_find(ls, m->reqid);
 	/* a peek is no grant: it fences no writer, it only tells of one */
 	if (lvb && !peek)
 		rdlm_home_lvb_grant(ls, lvb, rx->src, writer);
@@ -511,8 +696,13 @@ static void rdlm_home_lvb_read(struct rdlm_lockspace *ls,
 		flags = RDLM_LM_F_INVALID;
 	if (peek && lvb && lvb->writer && lvb->writer != rx->src + 1)
 		flags |= RDLM_LM_F_BUSY;
+	/* never written: the next READ of the name finds that out itself */
+	if (!lvb && !flags)
+		rdlm_home_lvb_publish_zero(ls, m->reqid, m->slot);
+	if (rdlm_lvb_record_holds(ls, m->reqid))
+		flags |= RDLM_LM_F_RECORD;
 	rdlm_lm_send_lvb(ls, rx->src, RDLM_LM_LVB_VAL0, m->slot, flags, 0,
-			 m->arg, lvb ? lvb->data : zero, 0);
+			 m->arg, lvb ? lvb->data : rdlm_lvb_zero, 0);
 }
 
 /* A lock manager message for this node as a home? Then it is handled. */
@@ -690,10 +880,44 @@ void rdlm_lvb_get(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb,
  * the answer is dropped and the grantee asks the home as before.
  */
 
+/* A READ's cookie: peek_seq << 38 | home << 32 | slot (home < 64) */
+#define RDLM_LVB_READ_SEQ	(BIT_ULL(26) - 1)
+static_assert(RDLM_MAX_MEMBERS <= 64);
+
+/*
+ * The peek as a READ of the home's record of @s: true if posted. Not to
+ * this node (its CPU answers the message without the network), nor for a
+ * name the home had no record of last time, until it is seen written.
+ */
+static bool rdlm_lvb_peek_read(struct rdlm_lockspace *ls, struct rdlm_slot *s,
+			       struct rdlm_res *res)
+{
+	u64 key = res->key;
+	struct rdlm_verb v = {
+		.kind = RDLM_VERB_READ,
+		.flags = RDLM_VF_RECORD,
+		.node = ls->members[s->home],
+		.cookie = (s->peek_seq & RDLM_LVB_READ_SEQ) << 38 |
+			  (u64)s->home << 32 | s->slot,
+	};
+
+	if (!ls->lvb_read || !ls->nr_records || s->home == ls->self ||
+	    res->lvb_no_record)
+		return false;
+	v.slot = do_div(key, ls->nr_records);
+	/* a home without records (-EOPNOTSUPP) is asked by message */
+	if (rdlm_fabric_post(ls->fls, &v, rdlm_ls_record_done, ls))
+		return false;
+	ls->st.verbs[RDLM_VERB_READ]++;
+	return true;
+}
+
 /**
  * rdlm_lvb_peek() - read the LVB behind a word's first verb
  * @ls: lockspace (locked)
  * @s: the word, whose acquisition the engine just started
+ *
+ * By RDMA READ of the home's record where it can, else by message.
  */
 void rdlm_lvb_peek(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 {
@@ -716,6 +940,8 @@ void rdlm_lvb_peek(struct rdlm_lockspace *ls, struct rdlm_slot *s)
 		s->peek_got = 0;
 		/* a word's state may go and come back: number peeks per lockspace */
 		s->peek_seq = ++ls->peek_seq & (RDLM_LM_PEEK_ID - 1);
+		if (rdlm_lvb_peek_read(ls, s, res))
+			return;
 		rdlm_lm_send_msg(ls, s->home, RDLM_LM_LVB_GET, s->slot,
 				 RDLM_LM_F_PEEK, res->key,
 				 RDLM_LM_PEEK_ID | s->peek_seq,
@@ -833,14 +1059,31 @@ static bool rdlm_lvb_chunk(struct rdlm_lockspace *ls,
 	return final;
 }
 
+/* The peek of @s has its answer in s->peek_lvb: complete its grants. */
+static void rdlm_lvb_peek_answered(struct rdlm_lockspace *ls,
+				   struct rdlm_slot *s)
+{
+	struct rdlm_res *res = s->peek_res;
+	struct rdlm_lkb *lkb, *tmp;
+
+	s->peek = RDLM_PEEK_ANSWERED;
+	list_for_each_entry_safe(lkb, tmp, &res->granted, gr_entry) {
+		if (!lkb->lvb_wait || !lkb->lvb_on_peek)
+			continue;
+		/* the first one takes it for the name: the rest find it cached */
+		if (s->peek == RDLM_PEEK_ANSWERED)
+			rdlm_lvb_peek_apply(s);
+		ls->st.lvb_peeks++;
+		rdlm_lkb_granted(ls, lkb, true);
+	}
+}
+
 /* A half of a peek's answer arrived. */
 static void rdlm_lvb_peek_answer(struct rdlm_lockspace *ls,
 				 const struct rdlm_rx *rx)
 {
 	const struct rdlm_msg *m = &rx->msg;
 	struct rdlm_slot *s = rdlm_slot_find(ls, rx->src, m->slot);
-	struct rdlm_lkb *lkb, *tmp;
-	struct rdlm_res *res;
 
 	if (!s || s->peek != RDLM_PEEK_SENT ||
 	    m->reqid != (RDLM_LM_PEEK_ID | s->peek_seq) ||
@@ -851,17 +1094,60 @@ static void rdlm_lvb_peek_answer(struct rdlm_lockspace *ls,
 		return;
 	}
 	s->peek_invalid = m->flags & RDLM_LM_F_INVALID;
-	s->peek = RDLM_PEEK_ANSWERED;
-	res = s->peek_res;
-	list_for_each_entry_safe(lkb, tmp, &res->granted, gr_entry) {
-		if (!lkb->lvb_wait || !lkb->lvb_on_peek)
-			continue;
-		/* the first one takes it for the name: the rest find it cached */
-		if (s->peek == RDLM_PEEK_ANSWERED)
-			rdlm_lvb_peek_apply(s);
-		ls->st.lvb_peeks++;
-		rdlm_lkb_granted(ls, lkb, true);
+	/* the home says whether a READ would have found the name */
+	s->peek_res->lvb_no_record = !(m->flags & RDLM_LM_F_RECORD);
+	rdlm_lvb_peek_answered(ls, s);
+}
+
+/**
+ * rdlm_lvb_record_read() - the READ of a home's LVB record completed
+ * @ls: lockspace (locked)
+ * @cqe: its completion, the record in @cqe->data
+ *
+ * A record of the peek's name, not being written, with no other node as
+ * the home's writer of record, is the peek's answer; anything else misses,
+ * and the word's grantees ask the home.
+ */
+void rdlm_lvb_record_read(struct rdlm_lockspace *ls,
+			  const struct rdlm_cqe *cqe)
+{
+	const struct rdlm_lvb_record *rec = cqe->data;
+	u64 ck = cqe->cookie, seq;
+	struct rdlm_slot *s;
+	u32 flags, writer;
+
+	s = rdlm_slot_find(ls, (ck >> 32) & (RDLM_MAX_MEMBERS - 1), (u32)ck);
+	if (!s || s->peek != RDLM_PEEK_SENT ||
+	    ck >> 38 != (s->peek_seq & RDLM_LVB_READ_SEQ))
+		return;
+	if (cqe->status || !rec) {
+		/* only a speculation: its waiters ask the home instead */
+		rdlm_lvb_peek_drop(ls, s);
+		rdlm_slot_pass(ls, s);
+		return;
 	}
+	seq = le64_to_cpu(rec->seq);
+	flags = le32_to_cpu(rec->flags);
+	writer = le32_to_cpu(rec->writer);
+	if ((seq & 1) || seq != le64_to_cpu(rec->seq_end) ||
+	    le32_to_cpu(rec->sum) != rdlm_lvb_record_sum(rec) ||
+	    (writer && writer != ls->self + 1)) {
+		ls->st.lvb_read_misses++;
+		rdlm_lvb_peek_drop(ls, s);
+		return;
+	}
+	if (!(flags & RDLM_LVB_REC_NAME) ||
+	    le64_to_cpu(rec->key) != s->peek_res->key) {
+		/* the next peeks of the name go by message */
+		s->peek_res->lvb_no_record = true;
+		ls->st.lvb_read_misses++;
+		rdlm_lvb_peek_drop(ls, s);
+		return;
+	}
+	memcpy(s->peek_lvb, rec->data, RDLM_LVB_MAX);
+	s->peek_invalid = flags & RDLM_LVB_REC_INVALID;
+	ls->st.lvb_reads++;
+	rdlm_lvb_peek_answered(ls, s);
 }
 
 /**
@@ -909,6 +1195,7 @@ void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 		res = lkb->res;
 		if (rdlm_lvb_chunk(ls, m, res->lvb, &lkb->lvb_got)) {
 			res->lvb_invalid = m->flags & RDLM_LM_F_INVALID;
+			res->lvb_no_record = !(m->flags & RDLM_LM_F_RECORD);
 			res->lvb_cached = res->slot->state == RDLM_SLOT_OWNED &&
 					  !res->slot->lost;
 			rdlm_lkb_granted(ls, lkb, true);
@@ -973,7 +1260,6 @@ int rdlm_lvb_put(struct rdlm_lockspace *ls, struct rdlm_res *res,
 		 bool write, const u8 *lvb, bool invalid)
 {
 	struct rdlm_slot *s = res->slot;
-	static const u8 zero[RDLM_LVB_MAX];
 	bool writer = res->lvb_writer;
 
 	res->lvb_writer = false;
@@ -994,11 +1280,13 @@ int rdlm_lvb_put(struct rdlm_lockspace *ls, struct rdlm_res *res,
 		memcpy(res->lvb, lvb, ls->lvb_len);
 	res->lvb_invalid = invalid;
 	res->lvb_cached = true;
+	/* the home keeps what we write: READs find it */
+	res->lvb_no_record = false;
 	s->lvb_puts++;
 	s->puts_sent++;
 	rdlm_lm_send_lvb(ls, s->home, RDLM_LM_LVB_PUT0, s->slot,
 			 invalid ? RDLM_LM_F_INVALID : 0, (u8)s->puts_sent,
-			 res->key, lvb ? res->lvb : zero,
+			 res->key, lvb ? res->lvb : rdlm_lvb_zero,
 			 RDLM_LM_CK_PUT | (u64)s->home << 32 | s->slot);
 	return 1;
 }

@@ -49,6 +49,7 @@ for a in lease_us omega_ns backoff_r_us backoff_l_us kmax nr_reqs; do
 done
 refuse $L/update_locks 2 -1
 refuse $L/lvb_len 0 15 65 -1 abc
+refuse $L/lvb_read 2 -1 abc
 refuse $L/enable 2 -1 abc
 
 echo 7 >$L/members || fail "members"

@@ -180,6 +180,18 @@ ls_set()
 	echo 1 >"$CFS/lockspaces/$ls/enable" || fail "$ls: enable"
 }
 
+# reads_records LS: does this node read LVBs of LS by RDMA READ of the
+# home's record (NIC-atomic mode, lvb_read on, an engine that peeks)?
+reads_records()
+{
+	[ "$(cat "$CFS/lockspaces/$1/atomic_mode")" = nic ] &&
+		[ "$(cat "$CFS/lockspaces/$1/lvb_read")" = 1 ] &&
+		case $(cat "$CFS/lockspaces/$1/engine") in
+		bakery | dqnl | ncosed) true ;;
+		*) false ;;
+		esac
+}
+
 # local_node ID: configure this node alone as node ID (configfs nodes/self)
 local_node()
 {

@@ -8,7 +8,10 @@
 # leaves it invalid for the next reader (RDLM_SBF_VALNOTVALID), as fs/dlm
 # does for a departed PW/EX holder. The name is chosen so that node 1 is not
 # its home. Each lockspace's lvb_len bytes (32, 64, 48 in cluster.conf)
-# travel whole, and nothing past them.
+# travel whole, and nothing past them: read at the home (node 2) and on
+# node 1, which in NIC-atomic mode on an engine that grants on its first
+# verb (bakery, dqnl, ncosed) reads them from the home's LVB record by RDMA
+# READ, not by message (debugfs lvb_reads).
 #
 # LVB_LS (default lk-bakery lk-central lk-bakery-cpu) sets the lockspaces.
 . ./lib.sh
@@ -36,6 +39,13 @@ drop_ex()
 {
 	kill -9 "$HOLDER"
 	{ wait "$HOLDER"; } 2>/dev/null
+}
+
+# lvb_reads LS: LVBs this node read from a home's record (debugfs)
+lvb_reads()
+{
+	awk '{ for (i = 1; i < NF; i++)
+		if ($i == "lvb_reads") print $(i + 1) }' "$DBG/ls/$1"
 }
 
 # expect_lvb LS NAME WANT: a PR grant on NAME reads WANT ("value V valid")
@@ -76,17 +86,36 @@ for ls in $LSS; do
 	[ "$ME" = 1 ] && { ./lock_helper lvb_fill "$ls" "$name" 0x41 ||
 			   fail "$ls: lvb_fill"; }
 	barrier "$ls-filled"
+	want=
+	for ((i = 0; i < 64; i++)); do
+		[ $i -lt "$len" ] && want+=$(printf %02x $((0x41 + i))) ||
+			want+=00
+	done
+	# node 2, then node 1, never the home (by READ where the lockspace can)
+	for reader in 2 1; do
+		if [ "$ME" = "$reader" ]; then
+			r0=$(lvb_reads "$ls")
+			got=$(./lock_helper lvb_dump "$ls" "$name") ||
+				fail "$ls: lvb_dump: $got"
+			[ "$got" = "$want" ] ||
+				fail "$ls: node $ME read the $len-byte LVB as $got, want $want"
+			r1=$(lvb_reads "$ls")
+			if [ "$ME" = 2 ]; then
+				how="(node 2 may be its home)"
+			elif reads_records "$ls"; then
+				[ "$r1" -gt "$r0" ] ||
+					fail "$ls: node 1 did not read the LVB from the home's record (lvb_reads $r0 -> $r1)"
+				how="from the home's record by RDMA READ"
+			else
+				[ "$r1" = "$r0" ] ||
+					fail "$ls: node 1 read a record (lvb_reads $r0 -> $r1), the lockspace has none"
+				how="by message"
+			fi
+			echo "$ls: node $ME read node 1's $len-byte LVB whole, $how"
+		fi
+		barrier "$ls-dumped-$reader"
+	done
 	if [ "$ME" = 2 ]; then
-		want=
-		for ((i = 0; i < 64; i++)); do
-			[ $i -lt "$len" ] && want+=$(printf %02x $((0x41 + i))) ||
-				want+=00
-		done
-		got=$(./lock_helper lvb_dump "$ls" "$name") ||
-			fail "$ls: lvb_dump: $got"
-		[ "$got" = "$want" ] ||
-			fail "$ls: $len-byte LVB read as $got, want $want"
-		echo "$ls: node 2 read node 1's $len-byte LVB whole"
 		./lock_helper lvb_set "$ls" "$name" 41 || fail "$ls: lvb_set"
 	fi
 	barrier "$ls-refilled"

@@ -91,6 +91,9 @@ round()
 		[ "$(stat "$res" $k)" = 0 ] || fail "$tag: $k $(stat "$res" $k)"
 	done
 	echo "$tag: node$ME $(stat "$res" ops) ops, $(stat "$res" incs) EX increments, clean"
+	# how the grants' LVBs came, for the log (lock-manager.rst)
+	grep -o 'lvb_peeks [0-9]* lvb_reads [0-9]* lvb_read_misses [0-9]*' \
+		/sys/kernel/debug/rdlm/ls/"$ls" || true
 	barrier "$tag-done"
 
 	# range locks carry no value block
