@@ -7,7 +7,7 @@
  *                   [-x PCT] [-p PREFIX]
  *        rdlm-bench -L LOCKSPACE -r NAMES [-p PREFIX]
  *        rdlm-bench -L LOCKSPACE -m MODE [-n N] [-p NAME] [-M MODE] [-I ID]
- *                   [-R FILE]
+ *                   [-R FILE] [-V]
  *
  * PROCS processes (default 2) each repeat, for SECS seconds or OPS times:
  * pick one of NAMES resource names (PREFIX0, PREFIX1, ...) at random, lock
@@ -26,7 +26,9 @@
  *             (timed: "cold") and unlock
  *   pair      lock NAME in -M mode and unlock it, once untimed, then N
  *             times: "reacq" (the lock), "unlock", and the pair
- *             ("pair-ex" or "pair-pr")
+ *             ("pair-ex" or "pair-pr"); with -V every lock reads the value
+ *             block (RDLM_LKF_VALBLK; unlocks write nothing): the pair
+ *             only, "pair-lvb"
  *   pingpong  hand NAME over in EX to and fro with a second rdlm-bench
  *             -m pingpong on another node, N grants each: the holder
  *             unlocks when the other's request reaches it (a blocking
@@ -46,6 +48,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +235,7 @@ struct row_ctx {
 	const char *ls;
 	int fd;
 	int me;			/* this node's id, -1: unknown */
+	bool valblk;		/* pair: -V */
 };
 
 static const char *where(struct row_ctx *rc, const char *name)
@@ -357,13 +361,18 @@ static int row_cold(struct row_ctx *rc, const char *prefix, int n)
 
 static int row_pair(struct row_ctx *rc, const char *name, int n, int mode)
 {
+	bool valblk = rc->valblk;
 	const char *row = mode == RDLM_LOCK_PR ? "pair-pr" : "pair-ex", *w;
+	uint32_t flags = valblk ? RDLM_LKF_VALBLK : 0;
 	unsigned long long v0, t0, t1, t2;
+	char lvb[RDLM_LVB_MAX];
 	uint32_t lkid;
 	int i;
 
+	if (valblk)
+		row = "pair-lvb";
 	/* warm-up, and where the home is */
-	if (lock_one(rc, mode, name, 0, &lkid, NULL))
+	if (lock_one(rc, mode, name, flags, &lkid, lvb))
 		return 1;
 	w = where(rc, name);
 	if (unlock_one(rc, name, lkid, NULL))
@@ -371,14 +380,14 @@ static int row_pair(struct row_ctx *rc, const char *name, int n, int mode)
 	v0 = verbs_fd(rc->fd);
 	for (i = 0; i < n; i++) {
 		t0 = now_ns();
-		if (lock_one(rc, mode, name, 0, &lkid, NULL))
+		if (lock_one(rc, mode, name, flags, &lkid, lvb))
 			return 1;
 		t1 = now_ns();
 		if (unlock_one(rc, name, lkid, NULL))
 			return 1;
 		t2 = now_ns();
 		sample(row, w, t2 - t0);
-		if (mode == RDLM_LOCK_EX) {
+		if (mode == RDLM_LOCK_EX && !valblk) {
 			sample("reacq", w, t1 - t0);
 			sample("unlock", w, t2 - t1);
 		}
@@ -447,10 +456,10 @@ static int row_home(struct row_ctx *rc, const char *name)
 }
 
 static int run_row(const char *ls, const char *row, const char *name, int n,
-		   int mode, int me, const char *ready)
+		   int mode, int me, const char *ready, bool valblk)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct row_ctx rc = { .ls = ls, .me = me };
+	struct row_ctx rc = { .ls = ls, .me = me, .valblk = valblk };
 	int ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -501,6 +510,7 @@ static void usage(FILE *out)
 " -m MODE       one row of tools/bench-dlm: hold, cold, pair, pingpong, home\n"
 "               (see the source's header); -n is its count, -p its name\n"
 " -M MODE       hold and pair: NL CR CW PR PW EX (default EX)\n"
+" -V            pair: read the value block at every lock (\"pair-lvb\")\n"
 " -I ID         this node's id: rows tell a local home from a remote one\n"
 " -R FILE       hold: created once the locks are held\n"
 " -h            this help\n", MAX_NAMES);
@@ -510,6 +520,7 @@ int main(int argc, char **argv)
 {
 	const char *ls = NULL, *prefix = "bench-", *row = NULL, *ready = NULL;
 	int lkmode = RDLM_LOCK_EX, me = -1;
+	bool valblk = false;
 	int procs = 2, names = 4, pct_ex = 25, read_names = 0, c, p, status;
 	unsigned long long v0, v1, sum = 0;
 	double secs = 5;
@@ -517,7 +528,7 @@ int main(int argc, char **argv)
 	unsigned long nr, i;
 	long ops = 0;
 
-	while ((c = getopt(argc, argv, "L:t:n:P:k:x:p:r:m:M:I:R:h")) != -1) {
+	while ((c = getopt(argc, argv, "L:t:n:P:k:x:p:r:m:M:I:R:Vh")) != -1) {
 		switch (c) {
 		case 'L': ls = optarg; break;
 		case 't': secs = atof(optarg); break;
@@ -531,6 +542,7 @@ int main(int argc, char **argv)
 		case 'M': lkmode = rdlm_mode_parse(optarg); break;
 		case 'I': me = atoi(optarg); break;
 		case 'R': ready = optarg; break;
+		case 'V': valblk = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -548,7 +560,8 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
-		c = run_row(ls, row, prefix, ops ? ops : 100, lkmode, me, ready);
+		c = run_row(ls, row, prefix, ops ? ops : 100, lkmode, me, ready,
+			    valblk);
 		if (c == 2)
 			usage(stderr);
 		return c;

@@ -15,7 +15,10 @@
 #     (rdlm-bench -m), and lock+unlock in EX and in PR through the kernel
 #     API (rdlm_torture.ko, one thread, one name); the name's home is
 #     wherever rdlm hashes it: each row says local or remote. The EX rows
-#     first, then the hand-over, then the PR rows, all without hold
+#     first, then the hand-over, then the PR rows, then lock+unlock PR
+#     with the value block (rdlm-bench -V, a name nobody else holds; where
+#     the lockspace reads LVBs from the home's records, again with
+#     lvb_read 0: systems "LS+msg"), all without hold
 #     caching (cache_us 0, whatever cluster.conf says) and with 60 s
 #     leases where the lockspace has one; then lock+unlock
 #     in EX again with caching (cache_us BENCH_CACHE_US, default 1 s:
@@ -331,7 +334,7 @@ bench_attrs()
 
 	lease=$(cat "$CFS/lockspaces/$1/lease_us") || fail "$1: lease_us"
 	[ "$lease" = 0 ] || lease=60000000
-	ls_set "$1" cache_us="$2" lease_us="$lease"
+	ls_set "$1" cache_us="$2" lease_us="$lease" lvb_read=1
 }
 
 # restarted LS [WHEN]: both nodes restarted LS and each reaches the other's
@@ -410,6 +413,20 @@ ex_rows()
 	done
 }
 
+# lvb_rows LS WHEN: lock+unlock PR with the value block through /dev/rdlm,
+# on a name no other node holds, each node in turn
+lvb_rows()
+{
+	local turn
+
+	for turn in 1 2; do
+		if [ "$turn" = "$ME" ]; then
+			dev_row "$1" pair -M PR -V -n "$OPS" -p "v-$1"
+		fi
+		barrier "$1-$2$turn" 300
+	done
+}
+
 log "rdlm"
 kmsg_mark
 rdlm_load
@@ -442,6 +459,17 @@ for ls in $lockspaces; do
 		hold_stop prhot
 		hold_stop prkern
 	done
+	# PR with the value block: where the lockspace can, the LVB read
+	# from the home's record (lvb_read 1), then by message ("LS+msg")
+	lvb_rows "$ls" lvb
+	if reads_records "$ls"; then
+		ls_set "$ls" lvb_read=0
+		restarted "$ls" lvbmsg
+		barrier "$ls-lvbmsg" 120
+		variant=+msg
+		lvb_rows "$ls" lvbmsg
+		variant=
+	fi
 	# cold acquire and lock+unlock EX again, the caller spinning for
 	# the answer before it sleeps
 	if [ "$POLL_US" = 0 ]; then
