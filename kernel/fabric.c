@@ -1147,8 +1147,8 @@ u64 rdlm_fabric_ls_word(struct rdlm_fabric_ls *ls, u32 slot)
  *
  * Records (RDLM_RECORD_SIZE bytes each) lie in the pages after the lock
  * table, registered with it for REMOTE_READ: a peer reads one with a READ
- * verb with RDLM_VF_RECORD and @slot = @index (never this node itself: it
- * reads here). What they hold, and how a reader tells a record read while
+ * verb with RDLM_VF_RECORD whose slot is @index (never this node itself:
+ * it reads here). What they hold, and how a reader tells a record read while
  * the CPU wrote it, is the user's business: the NIC reads without any lock.
  * A record never crosses a page.
  *

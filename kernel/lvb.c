@@ -887,7 +887,9 @@ static_assert(RDLM_MAX_MEMBERS <= 64);
 /*
  * The peek as a READ of the home's record of @s: true if posted. Not to
  * this node (its CPU answers the message without the network), nor for a
- * name the home had no record of last time, until it is seen written.
+ * name whose record held another name, or whose home's last answer said
+ * its record did not hold it (RDLM_LM_F_RECORD), until one says it does or
+ * this node writes the LVB.
  */
 static bool rdlm_lvb_peek_read(struct rdlm_lockspace *ls, struct rdlm_slot *s,
 			       struct rdlm_res *res)
