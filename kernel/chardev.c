@@ -5,7 +5,7 @@
  * Every open file is a struct rdlm_file. RDLM_IOC_JOIN binds it to one
  * lockspace, found through the exported API (rdlm_lockspace_find()), if
  * rdlm_lockspace_may_join() lets the caller in. Every lock the file takes
- * is a struct rdlm_ulock in the file's xarray, under an id of its own (the
+ * is a struct rdlm_ulock in the file's hash table, under an id of its own (the
  * lkid programs see); it holds the lock's status block and LVB for the
  * exported API, the program's cookie and the lock's counters.
  *
@@ -44,14 +44,15 @@
  * Locking: @mutex serialises the ioctls that create, look up or submit, so
  * that no lock is visible before its first request is accepted; it is
  * never held while waiting for a completion. @lock (a spinlock) protects
- * the lock states, the xarray's contents and the event queue against the
+ * the lock states, the hash table's contents and the event queue against the
  * ast and bast, which take nothing else. A lock's memory is reference
- * counted: one reference for the xarray while it lives, one for the
+ * counted: one reference for the hash table while it lives, one for the
  * request in flight, one for a caller waiting for it.
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/kref.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -67,7 +68,6 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
-#include <linux/xarray.h>
 
 #include "rdlm.h"
 
@@ -79,6 +79,9 @@
 				 RDLM_LKF_RANGE)
 #define RDLM_DEV_UNLOCK_FLAGS	(RDLM_LKF_VALBLK | RDLM_LKF_IVVALBLK | \
 				 RDLM_LKF_CANCEL | RDLM_LKF_ASYNC)
+
+/* A file's locks by id: a program that holds thousands walks short chains. */
+#define RDLM_FILE_HASH_BITS	6
 
 /* Lock state of a lock whose last request completed (not in the file). */
 #define RDLM_LKS_DEAD		0
@@ -115,7 +118,7 @@ struct rdlm_uevent {
  * @ls: the joined lockspace (a reference), NULL before RDLM_IOC_JOIN
  * @locks: the file's locks by id
  * @next_id: next id to try (ids are handed out cyclically from 1)
- * @nr_locks: entries in @locks
+ * @nr_locks: locks in @locks
  * @nr_events: completion events allocated (requests in flight, unread)
  * @events: queued &struct rdlm_uevent, oldest first
  * @wait: read()/poll(), blocked callers, close()
@@ -128,7 +131,7 @@ struct rdlm_file {
 	struct mutex mutex;	/* see above */
 	spinlock_t lock;	/* see above */
 	struct rdlm_lockspace *ls;
-	struct xarray locks;
+	DECLARE_HASHTABLE(locks, RDLM_FILE_HASH_BITS);
 	u32 next_id;
 	u32 nr_locks;
 	atomic_t nr_events;
@@ -144,6 +147,8 @@ struct rdlm_file {
  * @ref: references: @locks entry, request in flight, waiting caller
  * @rf: the file
  * @id: the lock's id in the file (the lkid programs see)
+ * @hash: its entry in @rf->locks
+ * @closed: the file's release has cancelled or unlocked it
  * @lksb: status block of the exported API; @lksb.lvb points to @lvb
  * @lvb: the lock value block
  * @user: the program's cookie, copied into events
@@ -173,6 +178,8 @@ struct rdlm_ulock {
 	struct kref ref;
 	struct rdlm_file *rf;
 	u32 id;
+	struct hlist_node hash;
+	bool closed;
 	struct rdlm_lksb lksb;
 	char lvb[RDLM_LVB_MAX];
 	u64 user;
@@ -247,7 +254,6 @@ static void rdlm_file_free(struct kref *ref)
 		list_del(&uev->node);
 		rdlm_uevent_free(uev);
 	}
-	xa_destroy(&rf->locks);
 	mutex_destroy(&rf->mutex);
 	kfree(rf);
 	atomic_dec(&rdlm_dev_nr_files);
@@ -283,7 +289,7 @@ static void rdlm_ulock_unlink(struct rdlm_file *rf, struct rdlm_ulock *ul)
 		list_del(&ul->lev.node);
 		ul->lev.queued = false;
 	}
-	xa_erase(&rf->locks, ul->id);
+	hash_del(&ul->hash);
 	rf->nr_locks--;
 	wake_up_all(&rf->wait);
 }
@@ -483,12 +489,37 @@ static void rdlm_dev_bast(void *arg, int mode)
 }
 
 /* Look up lock @id of @rf and take a reference; NULL if there is none. */
+/* The lock @id of @rf (locked), or NULL. */
+static struct rdlm_ulock *rdlm_ulock_find(struct rdlm_file *rf, u32 id)
+{
+	struct rdlm_ulock *ul;
+
+	hash_for_each_possible(rf->locks, ul, hash, id)
+		if (ul->id == id)
+			return ul;
+	return NULL;
+}
+
+/*
+ * Give @ul the next unused id of @rf (locked) and add it. Ids go round, so
+ * that a program's stale lkid names no newer lock for a long time; in a
+ * hash table, as the lock manager's (rdlm_lkb_add()).
+ */
+static void rdlm_ulock_add(struct rdlm_file *rf, struct rdlm_ulock *ul)
+{
+	do {
+		ul->id = rf->next_id++;
+	} while (!ul->id || rdlm_ulock_find(rf, ul->id));
+	hash_add(rf->locks, &ul->hash, ul->id);
+	rf->nr_locks++;
+}
+
 static struct rdlm_ulock *rdlm_ulock_get(struct rdlm_file *rf, u32 id)
 {
 	struct rdlm_ulock *ul;
 
 	spin_lock(&rf->lock);
-	ul = xa_load(&rf->locks, id);
+	ul = rdlm_ulock_find(rf, id);
 	if (ul)
 		kref_get(&ul->ref);
 	spin_unlock(&rf->lock);
@@ -804,20 +835,10 @@ static int rdlm_dev_new_lock(struct rdlm_file *rf, struct rdlm_lock_req *req,
 	if (sync)
 		kref_get(&ul->ref);		/* the caller's */
 
-	ret = xa_alloc_cyclic(&rf->locks, &ul->id, NULL, xa_limit_32b,
-			      &rf->next_id, GFP_KERNEL_ACCOUNT);
-	if (ret < 0) {
-		ul->cev = NULL;
-		kfree(ul);
-		atomic_dec(&rdlm_dev_nr_locks);
-		kref_put(&rf->ref, rdlm_file_free);	/* never the last */
-		return ret;
-	}
-	req->lkid = ul->id;
 	spin_lock(&rf->lock);
-	xa_store(&rf->locks, ul->id, ul, GFP_ATOMIC);	/* reserved: no allocation */
-	rf->nr_locks++;
+	rdlm_ulock_add(rf, ul);
 	spin_unlock(&rf->lock);
+	req->lkid = ul->id;
 
 	if (req->flags & RDLM_LKF_RANGE)
 		ret = rdlm_range_lock(rf->ls, req->mode, &ul->lksb, kflags,
@@ -1085,7 +1106,7 @@ static long rdlm_ioctl_lock_info(struct rdlm_file *rf,
 
 	mutex_lock(&rf->mutex);
 	spin_lock(&rf->lock);
-	ul = xa_load(&rf->locks, lkid);
+	ul = rdlm_ulock_find(rf, lkid);
 	if (ul) {
 		info.state = ul->state;
 		info.mode = ul->mode;
@@ -1242,7 +1263,7 @@ static int rdlm_open(struct inode *inode, struct file *file)
 	kref_init(&rf->ref);
 	mutex_init(&rf->mutex);
 	spin_lock_init(&rf->lock);
-	xa_init_flags(&rf->locks, XA_FLAGS_ALLOC1);
+	hash_init(rf->locks);
 	INIT_LIST_HEAD(&rf->events);
 	init_waitqueue_head(&rf->wait);
 	atomic_set(&rf->nr_events, 0);
@@ -1251,45 +1272,69 @@ static int rdlm_open(struct inode *inode, struct file *file)
 	return nonseekable_open(inode, file);
 }
 
-/* Cancel or unlock every lock of a closing file; their asts finish the job. */
+/* A lock in bucket @bkt of @rf (locked) that its release has not seen. */
+static struct rdlm_ulock *rdlm_ulock_next_open(struct rdlm_file *rf,
+					       unsigned int bkt)
+{
+	struct rdlm_ulock *ul;
+
+	hlist_for_each_entry(ul, &rf->locks[bkt], hash)
+		if (!ul->closed)
+			return ul;
+	return NULL;
+}
+
+/*
+ * Cancel or unlock @ul of a closing file (@rf locked; unlocked meanwhile):
+ * its ast finishes the job.
+ */
+static void rdlm_ulock_close(struct rdlm_file *rf, struct rdlm_ulock *ul)
+	__must_hold(&rf->lock)
+{
+	bool unlock = false;
+
+	ul->closed = true;
+	switch (ul->state) {
+	case RDLM_LKS_WAITING:
+	case RDLM_LKS_CONVERTING:
+		/* if it is granted first, the ast unlocks it */
+		rdlm_unlock(rf->ls, ul->lksb.lkid, RDLM_LKF_CANCEL, NULL, ul);
+		break;
+	case RDLM_LKS_GRANTED:
+		ul->state = RDLM_LKS_UNLOCKING;
+		ul->req_flags = 0;
+		ul->sync = false;
+		kref_get(&ul->ref);	/* the request's */
+		unlock = true;
+		break;
+	}
+	spin_unlock(&rf->lock);
+	if (unlock && rdlm_unlock(rf->ls, ul->lksb.lkid, 0, NULL, ul)) {
+		/* refused: no completion comes, the lock is gone */
+		spin_lock(&rf->lock);
+		rdlm_ulock_unlink(rf, ul);
+		spin_unlock(&rf->lock);
+		rdlm_ulock_put(ul);	/* the request's */
+		rdlm_ulock_put(ul);	/* @locks' */
+	}
+	cond_resched();
+	spin_lock(&rf->lock);
+}
+
+/*
+ * Cancel or unlock every lock of a closing file. No lock is added
+ * meanwhile, and the asts only take locks out.
+ */
 static void rdlm_dev_release_locks(struct rdlm_file *rf)
 {
-	unsigned long id = 0;
 	struct rdlm_ulock *ul;
-	bool unlock;
+	unsigned int bkt;
 
 	spin_lock(&rf->lock);
 	rf->closing = true;
-	while ((ul = xa_find(&rf->locks, &id, ULONG_MAX, XA_PRESENT))) {
-		unlock = false;
-		switch (ul->state) {
-		case RDLM_LKS_WAITING:
-		case RDLM_LKS_CONVERTING:
-			/* if it is granted first, the ast unlocks it */
-			rdlm_unlock(rf->ls, ul->lksb.lkid, RDLM_LKF_CANCEL,
-				    NULL, ul);
-			break;
-		case RDLM_LKS_GRANTED:
-			ul->state = RDLM_LKS_UNLOCKING;
-			ul->req_flags = 0;
-			ul->sync = false;
-			kref_get(&ul->ref);	/* the request's */
-			unlock = true;
-			break;
-		}
-		spin_unlock(&rf->lock);
-		if (unlock && rdlm_unlock(rf->ls, ul->lksb.lkid, 0, NULL, ul)) {
-			/* refused: no completion comes, the lock is gone */
-			spin_lock(&rf->lock);
-			rdlm_ulock_unlink(rf, ul);
-			spin_unlock(&rf->lock);
-			rdlm_ulock_put(ul);	/* the request's */
-			rdlm_ulock_put(ul);	/* @locks' */
-		}
-		id++;
-		cond_resched();
-		spin_lock(&rf->lock);
-	}
+	for (bkt = 0; bkt < HASH_SIZE(rf->locks); bkt++)
+		while ((ul = rdlm_ulock_next_open(rf, bkt)))
+			rdlm_ulock_close(rf, ul);
 	spin_unlock(&rf->lock);
 }
 

@@ -264,7 +264,7 @@ static void rdlm_lkb_free(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
 {
 	del_timer_sync(&lkb->timeout);
 	spin_lock_bh(&ls->lock);
-	xa_erase(&ls->lkbs, lkb->lkid);
+	hash_del(&lkb->hash);
 	if (lkb->res) {
 		lkb->res->nr_lkbs--;
 		rdlm_res_put(ls, lkb->res);
@@ -1612,10 +1612,9 @@ void rdlm_lm_home_down(struct rdlm_lockspace *ls, u32 node)
 	struct hlist_node *tmp;
 	struct rdlm_slot *s;
 	struct rdlm_lkb *lkb;
-	unsigned long id;
 	int bkt;
 
-	xa_for_each(&ls->lkbs, id, lkb) {
+	hash_for_each(ls->lkbs, bkt, lkb, hash) {
 		if (lkb->lvb_wait && lkb->state != RDLM_LKB_DEAD &&
 		    lkb->res->slot->home == node)
 			rdlm_lkb_lvb_unreachable(ls, lkb);
@@ -1786,7 +1785,7 @@ static int rdlm_convert(struct rdlm_lockspace *ls, int mode,
 	int ret;
 
 	spin_lock_bh(&ls->lock);
-	lkb = xa_load(&ls->lkbs, lksb->lkid);
+	lkb = rdlm_lkb_find(ls, lksb->lkid);
 	ret = -ENOENT;
 	if (!lkb || lkb->state == RDLM_LKB_DEAD)
 		goto out;
@@ -1937,6 +1936,47 @@ struct rdlm_lkb *rdlm_lkb_alloc(struct rdlm_lockspace *ls,
 }
 
 /**
+ * rdlm_lkb_find() - a lock by its id
+ * @ls: lockspace (locked)
+ * @lkid: the id
+ *
+ * Return: the lock, or NULL.
+ */
+struct rdlm_lkb *rdlm_lkb_find(struct rdlm_lockspace *ls, u32 lkid)
+{
+	struct rdlm_lkb *lkb;
+
+	hash_for_each_possible(ls->lkbs, lkb, hash, lkid)
+		if (lkb->lkid == lkid)
+			return lkb;
+	return NULL;
+}
+
+/**
+ * rdlm_lkb_add() - give a new lock its id and add it to the lockspace
+ * @ls: lockspace (locked)
+ * @lkb: the lock
+ *
+ * Ids go round from 1 to INT_MAX, so that a stale id (a late answer, a
+ * caller's unlock of a lock long gone) names no newer lock for a long
+ * time. In a hash table rather than an xarray: ids far apart would make
+ * the xarray allocate and free a node for nearly every lock, a fifth of
+ * a CPU-atomic local lock+unlock through /dev/rdlm.
+ */
+void rdlm_lkb_add(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb)
+{
+	u32 id;
+
+	/* fewer locks than ids (max_locks): this ends */
+	do {
+		id = ls->next_lkid;
+		ls->next_lkid = id < INT_MAX ? id + 1 : 1;
+	} while (!id || rdlm_lkb_find(ls, id));
+	lkb->lkid = id;
+	hash_add(ls->lkbs, &lkb->hash, id);
+}
+
+/**
  * rdlm_ls_may_add() - may this node add a lock to the lockspace?
  * @ls: lockspace (locked)
  *
@@ -1961,7 +2001,6 @@ static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
 {
 	struct rdlm_lkb *lkb;
 	struct rdlm_res *res;
-	u32 id;
 	int ret;
 
 	if (!ls || !lksb || !rdlm_lock_flags_valid(mode, flags))
@@ -1987,17 +2026,14 @@ static int __rdlm_lock(struct rdlm_lockspace *ls, int mode,
 	if (!res)
 		goto out_free;
 	ret = rdlm_check_ls(ls, res->slot->home);
-	if (!ret)
-		ret = xa_alloc_cyclic(&ls->lkbs, &id, lkb, xa_limit_31b,
-				      &ls->next_lkid, GFP_ATOMIC | __GFP_ACCOUNT);
-	if (ret < 0) {
+	if (ret) {
 		rdlm_res_put(ls, res);
 		goto out_free;
 	}
-	lkb->lkid = id;
+	rdlm_lkb_add(ls, lkb);
 	lkb->res = res;
 	res->nr_lkbs++;
-	lksb->lkid = id;
+	lksb->lkid = lkb->lkid;
 	atomic_inc(&ls->nr_lkbs);
 	lkb->cb_caller = inline_cbs;
 	ret = rdlm_request(ls, lkb, mode, flags, timeout_ms);
@@ -2112,7 +2148,7 @@ static int __rdlm_unlock(struct rdlm_lockspace *ls, u32 lkid, u32 flags,
 			      RDLM_LKF_CANCEL)))
 		return -EINVAL;
 	spin_lock_bh(&ls->lock);
-	lkb = xa_load(&ls->lkbs, lkid);
+	lkb = rdlm_lkb_find(ls, lkid);
 	ret = -ENOENT;
 	if (!lkb || lkb->state == RDLM_LKB_DEAD)
 		goto out;
@@ -2323,10 +2359,10 @@ EXPORT_SYMBOL_GPL(rdlm_unlock_wait);
 void rdlm_ls_fail_all(struct rdlm_lockspace *ls)
 {
 	struct rdlm_lkb *lkb;
-	unsigned long id;
+	int bkt;
 
 	rdlm_plock_fail_all(ls);
-	xa_for_each(&ls->lkbs, id, lkb) {
+	hash_for_each(ls->lkbs, bkt, lkb, hash) {
 		/* an LVB write the home will not ack now */
 		if (lkb->put_wait)
 			rdlm_lkb_put_done(ls, lkb, false);
@@ -2386,9 +2422,9 @@ void rdlm_ls_dump_locks(struct rdlm_lockspace *ls, struct seq_file *m)
 	static const char *const state[] = { "waiting", "granted",
 					     "converting", "dead" };
 	struct rdlm_lkb *lkb;
-	unsigned long id;
+	int bkt;
 
-	xa_for_each(&ls->lkbs, id, lkb) {
+	hash_for_each(ls->lkbs, bkt, lkb, hash) {
 		struct rdlm_slot *s = lkb->res ? lkb->res->slot : NULL;
 
 		if (!s) {

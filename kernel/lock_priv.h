@@ -36,6 +36,7 @@
 #include "rdlm.h"
 
 #define RDLM_RES_HASH_BITS	10
+#define RDLM_LKB_HASH_BITS	10
 #define RDLM_RH_LOST_MAX	16	/* then every LVB not stored is unknown */
 
 /* A node's hold of one lock word. */
@@ -129,6 +130,7 @@ struct rdlm_lkb {
 	struct rdlm_lockspace *ls;
 	struct rdlm_res *res;
 	u32 lkid;
+	struct hlist_node hash;	/* &rdlm_lockspace.lkbs */
 	u8 state;		/* enum rdlm_lkb_state */
 	s8 grmode;		/* granted RDLM_LOCK_*, -1 none */
 	s8 rqmode;		/* waiting RDLM_LOCK_*, -1 none */
@@ -215,7 +217,7 @@ struct rdlm_lockspace {
 	mempool_t *cqe_pool;		/* what they are queued in */
 	DECLARE_HASHTABLE(slots, RDLM_RES_HASH_BITS);
 	DECLARE_HASHTABLE(res, RDLM_RES_HASH_BITS);
-	struct xarray lkbs;		/* lkid -> lock */
+	DECLARE_HASHTABLE(lkbs, RDLM_LKB_HASH_BITS);	/* by lkid */
 	u32 next_lkid;
 	struct rdlm_req_timer *req_timers;	/* one per engine request */
 	struct hrtimer home_timer;
@@ -412,6 +414,8 @@ struct rdlm_out rdlm_ls_out(struct rdlm_lockspace *ls);
 u64 rdlm_name_key(const void *name, unsigned int namelen);
 int rdlm_check_ls(struct rdlm_lockspace *ls, u32 home);
 int rdlm_ls_may_add(struct rdlm_lockspace *ls);
+struct rdlm_lkb *rdlm_lkb_find(struct rdlm_lockspace *ls, u32 lkid);
+void rdlm_lkb_add(struct rdlm_lockspace *ls, struct rdlm_lkb *lkb);
 int rdlm_engine_errno(int err);
 struct rdlm_lkb *rdlm_lkb_alloc(struct rdlm_lockspace *ls,
 				struct rdlm_lksb *lksb, void (*ast)(void *arg),

@@ -317,7 +317,6 @@ static void rdlm_ls_free_work(struct work_struct *work)
 
 	rdlm_lvb_fini(ls);
 	rdlm_plock_fini(ls);
-	xa_destroy(&ls->lkbs);
 	rdlm_engine_fini(&ls->eng);
 	kvfree(ls->req_timers);
 	mempool_destroy(ls->cqe_pool);
@@ -405,7 +404,7 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 	init_llist_head(&ls->cqes);
 	hash_init(ls->slots);
 	hash_init(ls->res);
-	xa_init_flags(&ls->lkbs, XA_FLAGS_ALLOC1);
+	hash_init(ls->lkbs);
 	INIT_LIST_HEAD(&ls->cb_list);
 	INIT_WORK(&ls->cb_work, rdlm_ls_cb_work);
 	INIT_WORK(&ls->free_work, rdlm_ls_free_work);

@@ -1191,7 +1191,8 @@ void rdlm_lm_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 			rdlm_lvb_peek_answer(ls, rx);
 			break;
 		}
-		lkb = xa_load(&ls->lkbs, (unsigned long)m->reqid);
+		/* our lock ids fit in 32 bits: not ours otherwise */
+		lkb = m->reqid > U32_MAX ? NULL : rdlm_lkb_find(ls, m->reqid);
 		if (!lkb || !lkb->lvb_wait || lkb->state == RDLM_LKB_DEAD)
 			break;
 		res = lkb->res;
@@ -1233,7 +1234,7 @@ void rdlm_lm_send_failed(struct rdlm_lockspace *ls, const struct rdlm_cqe *cqe)
 			rdlm_slot_pass(ls, s);
 		}
 	} else if ((ck & (RDLM_LM_CK_PUT | RDLM_LM_CK_GET)) == RDLM_LM_CK_GET) {
-		lkb = xa_load(&ls->lkbs, (unsigned long)(u32)ck);
+		lkb = rdlm_lkb_find(ls, (u32)ck);
 		if (lkb && lkb->lvb_wait && lkb->state != RDLM_LKB_DEAD) {
 			s = lkb->res->slot;
 			rdlm_lkb_lvb_unreachable(ls, lkb);

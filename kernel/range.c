@@ -107,7 +107,6 @@ int rdlm_range_lock(struct rdlm_lockspace *ls, int mode,
 	struct rdlm_out out;
 	struct rdlm_lkb *lkb;
 	struct rdlm_req *req;
-	u32 id;
 	int ret;
 
 	if (!ls || !lksb || !name || !namelen || namelen > RDLM_NAME_MAX ||
@@ -137,24 +136,21 @@ int rdlm_range_lock(struct rdlm_lockspace *ls, int mode,
 	ret = rdlm_range_place(ls, req, name, namelen);
 	if (!ret)
 		ret = rdlm_check_ls(ls, req->node);
-	if (!ret)
-		ret = xa_alloc_cyclic(&ls->lkbs, &id, lkb, xa_limit_31b,
-				      &ls->next_lkid, GFP_ATOMIC | __GFP_ACCOUNT);
-	if (ret < 0)
+	if (ret)
 		goto out_req;
-	lkb->lkid = id;
+	rdlm_lkb_add(ls, lkb);
 	lkb->rreq = req;
 	lkb->start = start;
 	lkb->end = end;
 	lkb->rqmode = mode;
 	lkb->flags = flags;
 	lkb->wait_start = ktime_get_ns();
-	lksb->lkid = id;
+	lksb->lkid = lkb->lkid;
 	atomic_inc(&ls->nr_lkbs);
 	out = rdlm_ls_out(ls);
 	ret = ls->eng.ops->lock(&ls->eng, req, &out);
 	if (ret) {
-		xa_erase(&ls->lkbs, id);
+		hash_del(&lkb->hash);
 		atomic_dec(&ls->nr_lkbs);
 		goto out_req;
 	}

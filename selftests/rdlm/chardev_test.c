@@ -426,6 +426,24 @@ TEST_F(ls, unlock_bad_input)
 	EXPECT_EQ(-ENOENT, do_unlock(self->fd, lkid, 0));
 }
 
+/* an unlocked lock's id names no later lock of the file */
+TEST_F(ls, stale_lkid)
+{
+	uint32_t old, lkid;
+	int i;
+
+	ASSERT_EQ(0, do_lock(self->fd, RDLM_LOCK_EX, self->res, 0, 0, &old));
+	ASSERT_EQ(0, do_unlock(self->fd, old, 0));
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(0, do_lock(self->fd, RDLM_LOCK_EX, self->res, 0, 0,
+				     &lkid));
+		EXPECT_NE(old, lkid);
+		EXPECT_EQ(-ENOENT, do_unlock(self->fd, old, 0));
+		ASSERT_EQ(0, do_unlock(self->fd, lkid, 0));
+		old = lkid;
+	}
+}
+
 TEST_F(ls, info_and_stats)
 {
 	struct rdlm_lock_info info;
@@ -735,6 +753,25 @@ TEST_F(ls, close_releases)
 	EXPECT_EQ(0, do_unlock(self->fd, c, 0));
 	EXPECT_EQ(0, do_lock(self->fd, RDLM_LOCK_EX, "other", RDLM_LKF_NOQUEUE,
 			     0, NULL));
+}
+
+/* close() lets go of every lock of the file, however many */
+TEST_F(ls, close_releases_many)
+{
+	char name[32];
+	int i, fd3 = open_joined();
+
+	ASSERT_LE(0, fd3);
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "many-%d", i);
+		ASSERT_EQ(0, do_lock(fd3, RDLM_LOCK_EX, name, 0, 0, NULL));
+	}
+	close(fd3);
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "many-%d", i);
+		ASSERT_EQ(0, do_lock(self->fd, RDLM_LOCK_EX, name,
+				     RDLM_LKF_NOQUEUE, 0, NULL));
+	}
 }
 
 /* kill -9 of a process blocked in a lock request and holding another */
