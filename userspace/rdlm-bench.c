@@ -556,7 +556,7 @@ int main(int argc, char **argv)
 	if (read_names)
 		return read_counters(ls, prefix, read_names);
 	if (row) {
-		if (lkmode < 0 || ops > MAX_HOLD) {
+		if (lkmode < 0 || (!strcmp(row, "hold") && ops > MAX_HOLD)) {
 			usage(stderr);
 			return 2;
 		}
