@@ -1279,9 +1279,15 @@ static int rdlm_fabric_ls_post_self(struct rdlm_fabric_ls *ls,
  * called if it changed the word; SENDs and WRITE_IMMs reach ops->recv from
  * a work item. Never sleeps; not from hard irq.
  *
+ * A READ flagged RDLM_VF_RECORD reads v->slot of v->node's records
+ * (rdlm_fabric_ls_record()) instead of a lock word; the completion's data
+ * points to the bytes read, valid during @done.
+ *
  * Return: 0, -ESHUTDOWN (lockspace going away), -EINVAL (not a member, slot
- * out of range, unknown kind), -ENOTCONN (member not connected yet),
- * -EBUSY (the fabric self-test claimed the lockspace), -ENOMEM.
+ * out of range, unknown kind, a record READ to this node or in CPU mode),
+ * -EOPNOTSUPP (a record READ to a node without records), -ENOTCONN (member
+ * not connected yet), -EBUSY (the fabric self-test claimed the lockspace),
+ * -ENOMEM.
  */
 int rdlm_fabric_post(struct rdlm_fabric_ls *ls, const struct rdlm_verb *v,
 		     rdlm_fabric_done_t done, void *ctx)

@@ -321,10 +321,15 @@ u32 rdlm_local_node(void)
  * @done: completion callback, called once unless an error is returned
  * @ctx: its argument
  *
+ * A READ flagged RDLM_VF_RECORD reads record v->slot of the target's
+ * records (the pages after its lock table) instead of a lock word.
+ *
  * Never sleeps. Context: process or softirq, not hard irq.
  *
  * Return: 0, -ENOTCONN when the target is not connected or its table not
- * yet known, -EINVAL for a slot out of range, -ENOMEM.
+ * yet known, -EINVAL for a slot out of range (or a record READ that is not
+ * a READ, or to this node), -EOPNOTSUPP for a record READ to a node that
+ * has no records, -ENOMEM.
  */
 int rdlm_conn_post(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 		   const struct rdlm_verb *v, rdlm_fabric_done_t done,
