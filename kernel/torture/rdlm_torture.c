@@ -43,9 +43,10 @@
  * i is the same on every node), for tests of POSIX locks without one
  * (selftests/rdlm/plock.sh); @nthreads may then be 0.
  *
- * Results: /sys/kernel/debug/rdlm_torture/stats ("key value" lines), a
- * pr_info line every @stat_interval seconds and a summary when the threads
- * are done. The module stays loaded until rmmod.
+ * Results: /sys/kernel/debug/rdlm_torture/stats ("key value" lines, with
+ * the latency of each operation's requests, its first @warmup per thread
+ * left out), a pr_info line every @stat_interval seconds and a summary
+ * when the threads are done. The module stays loaded until rmmod.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -162,6 +163,10 @@ static int max_samples = 200000;
 module_param(max_samples, int, 0444);
 MODULE_PARM_DESC(max_samples, "Latency samples kept for the percentiles");
 
+static int warmup;
+module_param(warmup, int, 0444);
+MODULE_PARM_DESC(warmup, "First operations of each thread left out of the latency samples");
+
 /* What the threads count; the names are those of the stats file. */
 enum torture_stat {
 	TS_OPS,
@@ -241,6 +246,7 @@ struct torture_name {
  * @done: completed by the asynchronous callback
  * @wq: woken by the blocking callback
  * @bast: a blocking callback arrived since the last grant
+ * @done_ops: operations done, the first @warmup of them not sampled
  */
 struct torture_thread {
 	struct task_struct *task;
@@ -254,6 +260,7 @@ struct torture_thread {
 	struct completion done;
 	wait_queue_head_t wq;
 	bool bast;
+	long done_ops;
 };
 
 static struct rdlm_lockspace *torture_ls;
@@ -505,11 +512,19 @@ static void torture_hold(struct torture_thread *t)
 					   ns_to_ktime((u64)us * NSEC_PER_USEC));
 }
 
-static void torture_sample(ktime_t busy)
+/*
+ * One operation's latency. The first @warmup of a thread's are left out,
+ * as rdlm-bench leaves out its first pair: a name's first lock creates its
+ * resource on the node and at the home.
+ */
+static void torture_sample(struct torture_thread *t, ktime_t busy)
 {
-	int i = atomic_inc_return(&torture_nr_samples) - 1;
 	s64 ns = ktime_to_ns(busy);
+	int i;
 
+	if (t->done_ops++ < warmup)
+		return;
+	i = atomic_inc_return(&torture_nr_samples) - 1;
 	if (i < max_samples)
 		torture_samples[i] = min_t(s64, ns, U32_MAX);
 }
@@ -595,7 +610,7 @@ static void torture_range_op(struct torture_thread *t)
 		return;
 	}
 	torture_count(TS_OPS);
-	torture_sample(busy);
+	torture_sample(t, busy);
 }
 
 /* One operation: lock, maybe convert, release. */
@@ -692,7 +707,7 @@ static void torture_op(struct torture_thread *t)
 	if (write)
 		torture_written(tn, val);
 	torture_count(TS_OPS);
-	torture_sample(busy);
+	torture_sample(t, busy);
 }
 
 static void torture_summary(const char *when)
@@ -926,8 +941,8 @@ static int torture_check_params(void)
 	if (hold_us < 0 || hold_us > 1000000 || timeout_ms < 0 ||
 	    timeout_ms > 3600000 || stat_interval < 0 ||
 	    stat_interval > 3600 || max_samples < 1 ||
-	    max_samples > 16000000) {
-		pr_err("hold_us (0-1000000), timeout_ms (0-3600000), stat_interval (0-3600) or max_samples (1-16000000) out of range\n");
+	    max_samples > 16000000 || warmup < 0) {
+		pr_err("hold_us (0-1000000), timeout_ms (0-3600000), stat_interval (0-3600), max_samples (1-16000000) or warmup (0 or more) out of range\n");
 		return -EINVAL;
 	}
 	return 0;

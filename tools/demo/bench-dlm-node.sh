@@ -371,7 +371,8 @@ kernel_row()
 	v0=$(verbs "$ls")
 	insmod "$TORTURE_KO" lockspace="$ls" prefix="u-$ls-" nlocks=1 \
 		nthreads=1 nops="$OPS" shared_pct="$pct" convert_pct=0 \
-		noqueue_pct=0 async_pct=0 cancel_pct=0 hold_us=0 lvb=0 gate=1 ||
+		noqueue_pct=0 async_pct=0 cancel_pct=0 hold_us=0 lvb=0 gate=1 \
+		warmup=1 ||
 		{ echo "E rdlm/kernel:$ls$variant $row - insmod rdlm_torture failed" >>"$res"; return; }
 	# Writing "run" opens the gate and sleeps until the thread is done:
 	# nothing of this node's but the thread runs meanwhile (a shell that
