@@ -80,8 +80,8 @@
 #define RDLM_DEV_UNLOCK_FLAGS	(RDLM_LKF_VALBLK | RDLM_LKF_IVVALBLK | \
 				 RDLM_LKF_CANCEL | RDLM_LKF_ASYNC)
 
-/* A file's locks by id: a program that holds thousands walks short chains. */
-#define RDLM_FILE_HASH_BITS	6
+/* A file's locks by id: 16 a bucket at the default max_locks_per_file. */
+#define RDLM_FILE_HASH_BITS	8
 
 /* Lock state of a lock whose last request completed (not in the file). */
 #define RDLM_LKS_DEAD		0
@@ -118,7 +118,7 @@ struct rdlm_uevent {
  * @ls: the joined lockspace (a reference), NULL before RDLM_IOC_JOIN
  * @locks: the file's locks by id
  * @next_id: next id to try (ids are handed out cyclically from 1)
- * @nr_locks: locks in @locks
+ * @nr_locks: the file's locks: in @locks, or taken out by its release
  * @nr_events: completion events allocated (requests in flight, unread)
  * @events: queued &struct rdlm_uevent, oldest first
  * @wait: read()/poll(), blocked callers, close()
@@ -148,7 +148,6 @@ struct rdlm_file {
  * @rf: the file
  * @id: the lock's id in the file (the lkid programs see)
  * @hash: its entry in @rf->locks
- * @closed: the file's release has cancelled or unlocked it
  * @lksb: status block of the exported API; @lksb.lvb points to @lvb
  * @lvb: the lock value block
  * @user: the program's cookie, copied into events
@@ -179,7 +178,6 @@ struct rdlm_ulock {
 	struct rdlm_file *rf;
 	u32 id;
 	struct hlist_node hash;
-	bool closed;
 	struct rdlm_lksb lksb;
 	char lvb[RDLM_LVB_MAX];
 	u64 user;
@@ -488,12 +486,12 @@ static void rdlm_dev_bast(void *arg, int mode)
 	spin_unlock(&rf->lock);
 }
 
-/* Look up lock @id of @rf and take a reference; NULL if there is none. */
 /* The lock @id of @rf (locked), or NULL. */
 static struct rdlm_ulock *rdlm_ulock_find(struct rdlm_file *rf, u32 id)
 {
 	struct rdlm_ulock *ul;
 
+	lockdep_assert_held(&rf->lock);
 	hash_for_each_possible(rf->locks, ul, hash, id)
 		if (ul->id == id)
 			return ul;
@@ -507,6 +505,7 @@ static struct rdlm_ulock *rdlm_ulock_find(struct rdlm_file *rf, u32 id)
  */
 static void rdlm_ulock_add(struct rdlm_file *rf, struct rdlm_ulock *ul)
 {
+	lockdep_assert_held(&rf->lock);
 	do {
 		ul->id = rf->next_id++;
 	} while (!ul->id || rdlm_ulock_find(rf, ul->id));
@@ -514,6 +513,7 @@ static void rdlm_ulock_add(struct rdlm_file *rf, struct rdlm_ulock *ul)
 	rf->nr_locks++;
 }
 
+/* Look up lock @id of @rf and take a reference; NULL if there is none. */
 static struct rdlm_ulock *rdlm_ulock_get(struct rdlm_file *rf, u32 id)
 {
 	struct rdlm_ulock *ul;
@@ -1272,18 +1272,6 @@ static int rdlm_open(struct inode *inode, struct file *file)
 	return nonseekable_open(inode, file);
 }
 
-/* A lock in bucket @bkt of @rf (locked) that its release has not seen. */
-static struct rdlm_ulock *rdlm_ulock_next_open(struct rdlm_file *rf,
-					       unsigned int bkt)
-{
-	struct rdlm_ulock *ul;
-
-	hlist_for_each_entry(ul, &rf->locks[bkt], hash)
-		if (!ul->closed)
-			return ul;
-	return NULL;
-}
-
 /*
  * Cancel or unlock @ul of a closing file (@rf locked; unlocked meanwhile):
  * its ast finishes the job.
@@ -1293,7 +1281,6 @@ static void rdlm_ulock_close(struct rdlm_file *rf, struct rdlm_ulock *ul)
 {
 	bool unlock = false;
 
-	ul->closed = true;
 	switch (ul->state) {
 	case RDLM_LKS_WAITING:
 	case RDLM_LKS_CONVERTING:
@@ -1322,8 +1309,9 @@ static void rdlm_ulock_close(struct rdlm_file *rf, struct rdlm_ulock *ul)
 }
 
 /*
- * Cancel or unlock every lock of a closing file. No lock is added
- * meanwhile, and the asts only take locks out.
+ * Cancel or unlock every lock of a closing file. Each leaves the hash table
+ * as it is handled: no ioctl looks a lock up now, and @nr_locks counts it
+ * until it is gone. No lock is added meanwhile.
  */
 static void rdlm_dev_release_locks(struct rdlm_file *rf)
 {
@@ -1332,9 +1320,13 @@ static void rdlm_dev_release_locks(struct rdlm_file *rf)
 
 	spin_lock(&rf->lock);
 	rf->closing = true;
-	for (bkt = 0; bkt < HASH_SIZE(rf->locks); bkt++)
-		while ((ul = rdlm_ulock_next_open(rf, bkt)))
+	for (bkt = 0; bkt < HASH_SIZE(rf->locks); bkt++) {
+		while ((ul = hlist_entry_safe(rf->locks[bkt].first,
+					      struct rdlm_ulock, hash))) {
+			hash_del(&ul->hash);
 			rdlm_ulock_close(rf, ul);
+		}
+	}
 	spin_unlock(&rf->lock);
 }
 
