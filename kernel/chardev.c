@@ -125,6 +125,7 @@ struct rdlm_uevent {
  * @closing: release() runs: completions unlock whatever they grant
  * @watch: membership events of @ls (RDLM_JOIN_RECOVERY)
  * @watching: @watch is registered
+ * @controld: the membership daemon's file (RDLM_IOC_CONTROLD, under @mutex)
  */
 struct rdlm_file {
 	struct kref ref;
@@ -140,6 +141,7 @@ struct rdlm_file {
 	bool closing;
 	struct rdlm_watch watch;
 	bool watching;
+	bool controld;
 };
 
 /**
@@ -753,6 +755,9 @@ static long rdlm_ioctl_join(struct rdlm_file *rf, struct rdlm_join __user *uarg)
 		ret = -EISCONN;
 		goto out;
 	}
+	ret = -EINVAL;
+	if (rf->controld)
+		goto out;	/* the daemon's file holds no locks */
 	ret = rdlm_lockspace_find(join.name, &ls);
 	if (ret)
 		goto out;
@@ -1167,6 +1172,24 @@ static long rdlm_ioctl_ls_stats(struct rdlm_file *rf,
 	return 0;
 }
 
+/* RDLM_IOC_CONTROLD: see uapi/linux/rdlm.h */
+static int rdlm_ioctl_controld(struct rdlm_file *rf)
+{
+	int ret = 0;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	mutex_lock(&rf->mutex);
+	if (rf->ls)
+		ret = -EINVAL;
+	else if (!rf->controld)
+		rdlm_lockspaces_controld(true);
+	if (!ret)
+		rf->controld = true;
+	mutex_unlock(&rf->mutex);
+	return ret;
+}
+
 static long rdlm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct rdlm_file *rf = file->private_data;
@@ -1185,6 +1208,8 @@ static long rdlm_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return rdlm_ioctl_lock_info(rf, uarg);
 	case RDLM_IOC_LS_STATS:
 		return rdlm_ioctl_ls_stats(rf, uarg);
+	case RDLM_IOC_CONTROLD:
+		return rdlm_ioctl_controld(rf);
 	default:
 		return -ENOTTY;
 	}
@@ -1342,6 +1367,8 @@ static int rdlm_release(struct inode *inode, struct file *file)
 {
 	struct rdlm_file *rf = file->private_data;
 
+	if (rf->controld)
+		rdlm_lockspaces_controld(false);
 	if (rf->watching)
 		rdlm_lockspace_unwatch(rf->ls, &rf->watch);
 	if (rf->ls) {

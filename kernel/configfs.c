@@ -117,6 +117,7 @@ struct rdlm_cfg_ls {
 	struct rdlm_node *pinned[RDLM_MAX_MEMBERS + 1];
 	u32 nr_pinned;
 	/* made by rdlm_new_lockspace(), not in configfs */
+	bool kernel_made;
 	struct list_head kernel_entry;
 	u32 creators;
 };
@@ -705,6 +706,7 @@ static int rdlm_cfg_ls_enable_lm(struct rdlm_cfg_ls *ls, u32 local)
 	lc->lvb_len = ls->lvb_len;
 	lc->lvb_read = ls->lvb_read;
 	lc->recovery_grace_ms = ls->recovery_grace_ms;
+	lc->managed = !ls->kernel_made;
 	lc->uid = make_kuid(&init_user_ns, ls->uid);
 	lc->gid = make_kgid(&init_user_ns, ls->gid);
 	lc->mode = ls->mode;
@@ -787,6 +789,9 @@ static int rdlm_cfg_ls_enable(struct rdlm_cfg_ls *ls)
 	cfg->nr_slots = ls->table_size;
 	cfg->nr_mbox = ls->mailbox_slots;
 	cfg->atomic_mode = ls->atomic_mode;
+	strscpy(cfg->engine, ls->engine, sizeof(cfg->engine));
+	cfg->lvb_len = ls->lvb_len;
+	cfg->lease_us = ls->lease_us;
 	/* for peers' READs of the LVBs homed here: 4 per word, or the most */
 	cfg->nr_records = min_t(u32, ls->table_size, RDLM_MAX_RECORDS / 4) * 4;
 
@@ -1157,6 +1162,7 @@ int rdlm_new_lockspace(const char *name, const char *template, u32 flags,
 	config_item_init_type_name(&ls->item, name, &rdlm_cfg_ls_type);
 	mutex_lock(&rdlm_cfg_mutex);
 	rdlm_cfg_ls_copy(ls, tmpl);
+	ls->kernel_made = true;
 	config_item_put(&tmpl->item);
 	/* made by another caller meanwhile: that one */
 	ret = rdlm_kernel_ls_join(name, flags, lsp);

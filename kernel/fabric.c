@@ -15,6 +15,7 @@
 #include <linux/inet.h>
 #include <linux/netdevice.h>
 #include <linux/jhash.h>
+#include <linux/random.h>
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -563,7 +564,8 @@ static int rdlm_ls_check_cfg(const struct rdlm_fabric_ls_cfg *cfg)
 	    !cfg->nr_slots || cfg->nr_slots > RDLM_MAX_SLOTS ||
 	    !cfg->nr_mbox || cfg->nr_mbox > RDLM_MAX_MBOX ||
 	    cfg->atomic_mode > RDLM_ATOMIC_CPU || !cfg->name[0] ||
-	    cfg->nr_records > RDLM_MAX_RECORDS ||
+	    cfg->nr_records > RDLM_MAX_RECORDS || cfg->lvb_len > U16_MAX ||
+	    strnlen(cfg->engine, sizeof(cfg->engine)) == sizeof(cfg->engine) ||
 	    !cfg->local.nodeid || cfg->local.nodeid > RDLM_MAX_NODEID)
 		return -EINVAL;
 	for (i = 0; i < cfg->nr_members; i++)
@@ -792,6 +794,11 @@ int rdlm_fabric_ls_create(const struct rdlm_fabric_ls_cfg *cfg,
 	ls->lsid = jhash(ls->name, strlen(ls->name), 0x52444c4d) | 1;
 	ls->local = cfg->local.nodeid;
 	ls->atomic_mode = cfg->atomic_mode;
+	/* a node's lockspaces of one name never share one (1 in 2^63) */
+	ls->incarnation = get_random_u64() | 1;
+	ls->lease_us = cfg->lease_us;
+	ls->lvb_len = cfg->lvb_len;
+	strscpy(ls->engine, cfg->engine, sizeof(ls->engine));
 	ls->nr_slots = cfg->nr_slots;
 	ls->nr_mbox = cfg->nr_mbox;
 	/* a peer READs records from an MR: none without one (CPU mode) */
@@ -1100,31 +1107,95 @@ bool rdlm_fabric_ls_ready(struct rdlm_fabric_ls *ls, u32 node)
  * flight or can land later (a peer down event has been reported if the
  * member was up). Until it is let back, its messages for @ls are dropped
  * and neither side learns the other's table of @ls again, so no verb of
- * @ls flows either way however the connections come and go. Letting it
+ * @ls flows either way however the connections come and go. The
+ * incarnation of @ls it had is declared gone: it is never admitted again,
+ * and is told so (RDLM_W_GONE) when it asks for our table. Letting it
  * back exchanges the tables again; a peer up event follows.
  *
- * Context: process, sleeps. Return: 0, or -EINVAL if @node is no member
- * or this node.
+ * Context: process, sleeps. Return: 0, -EINVAL if @node is no member
+ * or this node, -ESTALE (and it stays fenced) when letting back a member
+ * whose last presented incarnation is the one declared gone.
  */
 int rdlm_fabric_ls_fence(struct rdlm_fabric_ls *ls, u32 node, bool fence)
 {
 	struct rdlm_member *m = rdlm_fabric_ls_member(ls, node);
 	struct rdlm_conn *conn;
+	int ret = 0;
 
 	if (!m || node == ls->local)
 		return -EINVAL;
 	mutex_lock(&rdlm_fabric.mutex);
-	WRITE_ONCE(m->fenced, fence);
+	spin_lock_bh(&ls->lock);
+	if (fence && m->admitted)
+		m->gone = m->admitted;
+	if (!fence && m->gone && m->inc == m->gone)
+		ret = -ESTALE;
+	else
+		WRITE_ONCE(m->fenced, fence);
+	spin_unlock_bh(&ls->lock);
 	if (fence) {
 		rdlm_conn_reset_node(node);
-	} else {
+	} else if (!ret) {
 		rdlm_for_each_conn(conn)
 			if (conn->node == node &&
 			    READ_ONCE(conn->state) == RDLM_CONN_LIVE)
 				queue_work(rdlm_fabric.wq, &conn->up_work);
 	}
 	mutex_unlock(&rdlm_fabric.mutex);
-	return 0;
+	return ret;
+}
+
+/**
+ * rdlm_fabric_ls_incarnation() - this node's incarnation of a lockspace
+ * @ls: lockspace
+ *
+ * Drawn at random when the lockspace was enabled: every enable has its own.
+ *
+ * Return: the incarnation, never 0.
+ */
+u64 rdlm_fabric_ls_incarnation(struct rdlm_fabric_ls *ls)
+{
+	return ls->incarnation;
+}
+
+/**
+ * rdlm_fabric_ls_drain() - wait until no verb of ours to a member is in flight
+ * @ls: lockspace
+ * @node: member node id, whose table we do not know (none can be posted)
+ * @timeout: jiffies at most
+ *
+ * Context: process, sleeps.
+ * Return: true once every verb posted to @node has completed, false on
+ * timeout.
+ */
+bool rdlm_fabric_ls_drain(struct rdlm_fabric_ls *ls, u32 node,
+			  unsigned long timeout)
+{
+	struct rdlm_member *m = rdlm_fabric_ls_member(ls, node);
+
+	return !m || wait_event_timeout(ls->wait, !atomic_read(&m->inflight),
+					timeout);
+}
+
+/**
+ * rdlm_fabric_ls_stale() - is a fenced member still the incarnation fencing declared gone?
+ * @ls: lockspace
+ * @node: member node id
+ *
+ * Return: true if the incarnation it presented last is the one declared
+ * gone (letting it back would fail with -ESTALE).
+ */
+bool rdlm_fabric_ls_stale(struct rdlm_fabric_ls *ls, u32 node)
+{
+	struct rdlm_member *m = rdlm_fabric_ls_member(ls, node);
+	bool stale;
+
+	if (!m)
+		return false;
+	spin_lock_bh(&ls->lock);
+	stale = m->gone && m->inc == m->gone;
+	spin_unlock_bh(&ls->lock);
+	return stale;
 }
 
 /**
@@ -1440,8 +1511,8 @@ static int rdlm_lockspaces_show(struct seq_file *m, void *unused)
 
 	mutex_lock(&rdlm_fabric.mutex);
 	list_for_each_entry(ls, &rdlm_fabric.lockspaces, entry) {
-		seq_printf(m, "%s lsid %08x index %u mode %s slots %u mbox %u inflight %d local_atomics %lld local_msgs %lld members",
-			   ls->name, ls->lsid, ls->index,
+		seq_printf(m, "%s lsid %08x incarnation %016llx index %u mode %s slots %u mbox %u inflight %d local_atomics %lld local_msgs %lld members",
+			   ls->name, ls->lsid, ls->incarnation, ls->index,
 			   ls->atomic_mode == RDLM_ATOMIC_CPU ? "cpu" : "nic",
 			   ls->nr_slots, ls->nr_mbox,
 			   atomic_read(&ls->inflight),

@@ -173,6 +173,22 @@ static void rdlm_conn_forget_remote(struct rdlm_conn *conn)
 	}
 }
 
+/* A passive connection's requests for our tables go with it. */
+static void rdlm_conn_forget_asked(struct rdlm_conn *conn)
+{
+	struct rdlm_fabric_ls *ls;
+	struct rdlm_member *m;
+
+	list_for_each_entry(ls, &rdlm_fabric.lockspaces, entry) {
+		m = rdlm_fabric_ls_member(ls, conn->node);
+		if (!m || m->asked != conn)
+			continue;
+		spin_lock_bh(&ls->lock);
+		m->asked = NULL;
+		spin_unlock_bh(&ls->lock);
+	}
+}
+
 /* Fail what was queued and never posted (no new work is queued then). */
 static void rdlm_conn_fail_backlog(struct rdlm_conn *conn)
 {
@@ -283,6 +299,8 @@ static void rdlm_conn_stop(struct rdlm_conn *conn, bool may_park)
 	rdlm_conn_fail_waiting(conn);
 	if (!conn->passive)
 		rdlm_conn_forget_remote(conn);
+	else
+		rdlm_conn_forget_asked(conn);
 
 	spin_lock_bh(&conn->lock);
 	conn->state = RDLM_CONN_IDLE;
@@ -544,7 +562,10 @@ static void rdlm_conn_up_work(struct work_struct *work)
 			rdlm_conn_request_tables(conn, ls);
 			continue;
 		}
-		rdlm_conn_export(conn, ls);
+		/* only to an incarnation that asked here (its TABLE_REQ) */
+		if (READ_ONCE(rdlm_fabric_ls_member(ls, conn->node)->asked) ==
+		    conn)
+			rdlm_conn_export(conn, ls);
 	}
 out:
 	mutex_unlock(&rdlm_fabric.mutex);

@@ -84,6 +84,19 @@ struct rdlm_export *rdlm_conn_find_export(struct rdlm_conn *conn,
 	return NULL;
 }
 
+/* Who we are, in a TABLE or TABLE_REQ of @ls. */
+static void rdlm_ident_fill(struct rdlm_fabric_ls *ls,
+			    struct rdlm_wire_ident *id)
+{
+	id->incarnation = cpu_to_le64(ls->incarnation);
+	id->nr_slots = cpu_to_le32(ls->nr_slots);
+	id->nr_mbox = cpu_to_le32(ls->nr_mbox);
+	id->lease_us = cpu_to_le32(ls->lease_us);
+	id->lvb_len = cpu_to_le16(ls->lvb_len);
+	id->atomic_mode = ls->atomic_mode;
+	strncpy(id->engine, ls->engine, sizeof(id->engine));
+}
+
 static int rdlm_conn_send_tables(struct rdlm_conn *conn,
 				 struct rdlm_export *exp)
 {
@@ -99,10 +112,8 @@ static int rdlm_conn_send_tables(struct rdlm_conn *conn,
 		if (!op)
 			return -ENOMEM;
 		t = (struct rdlm_wire_table *)op->buf;
+		rdlm_ident_fill(ls, &t->id);
 		t->ls_index = cpu_to_le32(ls->index);
-		t->nr_slots = cpu_to_le32(ls->nr_slots);
-		t->nr_mbox = cpu_to_le32(ls->nr_mbox);
-		t->atomic_mode = ls->atomic_mode;
 		t->nr_chunks = cpu_to_le16(exp->nr_chunks);
 		t->chunk = cpu_to_le16(i);
 		t->chunk_slots = cpu_to_le32(exp->chunk_slots);
@@ -306,6 +317,9 @@ out:
  * rdlm_conn_request_tables() - ask the peer for @ls's table description
  * @conn: live active connection
  * @ls: lockspace
+ *
+ * The request carries our incarnation and configuration: the peer exports
+ * its table to us only once it has seen them (rdlm_member_presents()).
  */
 void rdlm_conn_request_tables(struct rdlm_conn *conn,
 			      struct rdlm_fabric_ls *ls)
@@ -313,9 +327,12 @@ void rdlm_conn_request_tables(struct rdlm_conn *conn,
 	struct rdlm_op *op;
 
 	op = rdlm_msg_alloc(conn, RDLM_W_TABLE_REQ,
-			    sizeof(struct rdlm_wire_hdr), ls->local, ls->lsid);
-	if (op)
-		rdlm_msg_send(op);
+			    sizeof(struct rdlm_wire_table_req), ls->local,
+			    ls->lsid);
+	if (!op)
+		return;
+	rdlm_ident_fill(ls, &((struct rdlm_wire_table_req *)op->buf)->id);
+	rdlm_msg_send(op);
 }
 
 /**

@@ -47,7 +47,7 @@
 #define RDLM_MAX_CHUNKS		64	/* MRs per table */
 
 #define RDLM_WIRE_MAGIC		0x4d4c4452	/* "RDLM" */
-#define RDLM_WIRE_VERSION	3
+#define RDLM_WIRE_VERSION	4
 
 /* ---- wire format: little endian, every field checked on receipt ---- */
 
@@ -61,6 +61,7 @@ enum rdlm_wire_type {
 	RDLM_W_HEARTBEAT,	/* active -> passive: idle keepalive */
 	RDLM_W_CREDIT,		/* passive -> active: credits only */
 	RDLM_W_WITHDRAWN,	/* active -> passive: WITHDRAW seen, keys unused */
+	RDLM_W_GONE,		/* passive -> active: your incarnation departed */
 	RDLM_W_NR
 };
 
@@ -75,13 +76,37 @@ struct rdlm_wire_hdr {
 	__le32 lsid;		/* lockspace wire id, 0 = none */
 };
 
-struct rdlm_wire_table {
-	struct rdlm_wire_hdr hdr;
-	__le32 ls_index;	/* sender's index, goes into WRITE_IMM */
+/*
+ * Who sends a table or asks for one: its lockspace's incarnation, drawn at
+ * every enable, and what every member must agree on (fs/dlm's
+ * check_rcom_config()).
+ */
+struct rdlm_wire_ident {
+	__le64 incarnation;	/* never 0 */
 	__le32 nr_slots;
 	__le32 nr_mbox;
+	__le32 lease_us;
+	__le16 lvb_len;
 	u8 atomic_mode;
 	u8 rsvd;
+	char engine[RDLM_ENGINE_NAME_MAX];	/* NUL-padded */
+};
+
+struct rdlm_wire_table_req {
+	struct rdlm_wire_hdr hdr;
+	struct rdlm_wire_ident id;
+};
+
+struct rdlm_wire_gone {
+	struct rdlm_wire_hdr hdr;
+	__le64 incarnation;	/* the receiver's, that departed */
+};
+
+struct rdlm_wire_table {
+	struct rdlm_wire_hdr hdr;
+	struct rdlm_wire_ident id;
+	__le32 ls_index;	/* sender's index, goes into WRITE_IMM */
+	__le16 rsvd;
 	__le16 chunk;		/* this chunk of the table */
 	__le16 nr_chunks;	/* 0 in CPU-atomic mode */
 	__le16 record_pages;	/* of the chunks' pages, the records' (last) */
@@ -171,12 +196,25 @@ struct rdlm_remote {
 	u32 mbox_rkey;
 };
 
+/*
+ * Incarnations (under ls->lock): @inc is what the member presented last,
+ * @admitted the one we took tables from and gave ours to, @gone the one
+ * fencing declared departed (never admitted again). @asked: the passive
+ * connection on which @inc asked for our table (we export only then, so
+ * its incarnation is known before any verb of it can reach our table).
+ */
 struct rdlm_member {
 	struct rdlm_node_cfg cfg;
 	struct rdlm_conn *conn;		/* our active connection to it */
 	struct rdlm_remote remote;	/* under ls->lock */
 	u32 gen;			/* bumped when @remote is forgotten */
 	bool fenced;			/* rdlm_fabric_ls_fence() */
+	u64 inc;
+	u64 admitted;
+	u64 gone;
+	u64 refused;			/* incarnation whose config we refused */
+	struct rdlm_conn *asked;	/* compared only, never dereferenced */
+	atomic_t inflight;		/* our verbs to it, not completed */
 	/* self-test receive accounting (no user attached) */
 	u32 rx_imm;
 	u32 rx_send;
@@ -196,6 +234,10 @@ struct rdlm_fabric_ls {
 	u32 index;			/* slot in rdlm_fabric.ls_index */
 	u32 local;
 	u8 atomic_mode;
+	u64 incarnation;		/* drawn at creation, never 0 */
+	u32 lease_us;			/* agreed with every member */
+	u32 lvb_len;
+	char engine[RDLM_ENGINE_NAME_MAX];
 	bool dead;			/* posts refused (quiesce started) */
 	bool quiesced;			/* no callback runs any more */
 	unsigned long flags;		/* RDLM_LS_* bits */
@@ -362,6 +404,7 @@ struct rdlm_op {
 	struct list_head entry;
 	struct rdlm_conn *conn;
 	struct rdlm_fabric_ls *ls;
+	struct rdlm_member *m;		/* the target, counted in its inflight */
 	struct rdlm_export *exp;
 	rdlm_fabric_done_t done;
 	void *ctx;

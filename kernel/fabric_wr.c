@@ -77,6 +77,8 @@ void rdlm_op_complete(struct rdlm_op *op, int status, u64 value)
 		op->done(op->ctx, &op->res);
 	if (ls && op->to_self && atomic_dec_and_test(&ls->inflight_self))
 		rdlm_fabric_ls_self_idle(ls);
+	if (op->m && atomic_dec_and_test(&op->m->inflight))
+		wake_up(&ls->wait);
 	if (ls && atomic_dec_and_test(&ls->inflight))
 		wake_up(&ls->wait);
 	rcu_read_unlock();
@@ -464,12 +466,15 @@ int rdlm_conn_post(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 	op->to_self = v->node == ls->local;
 	if (op->to_self)
 		atomic_inc(&ls->inflight_self);
+	op->m = m;
+	atomic_inc(&m->inflight);
 	atomic_inc(&ls->inflight);
 	ret = rdlm_op_submit(conn, op);
 	if (ret) {
 		/* the kick first: quiesce flushes the work once none is in flight */
 		if (op->to_self && atomic_dec_and_test(&ls->inflight_self))
 			rdlm_fabric_ls_self_idle(ls);
+		atomic_dec(&m->inflight);
 		atomic_dec(&ls->inflight);
 		atomic_set(&op->refs, 1);
 		rdlm_op_put(op);
@@ -570,7 +575,7 @@ void rdlm_proto_error(struct rdlm_conn *conn, const char *why)
 
 static const u16 rdlm_wire_size[RDLM_W_NR] = {
 	[RDLM_W_TABLE]		= sizeof(struct rdlm_wire_table),
-	[RDLM_W_TABLE_REQ]	= sizeof(struct rdlm_wire_hdr),
+	[RDLM_W_TABLE_REQ]	= sizeof(struct rdlm_wire_table_req),
 	[RDLM_W_WITHDRAW]	= sizeof(struct rdlm_wire_hdr),
 	[RDLM_W_ENGINE]		= sizeof(struct rdlm_wire_engine),
 	[RDLM_W_AREQ]		= sizeof(struct rdlm_wire_areq),
@@ -578,6 +583,7 @@ static const u16 rdlm_wire_size[RDLM_W_NR] = {
 	[RDLM_W_HEARTBEAT]	= sizeof(struct rdlm_wire_hdr),
 	[RDLM_W_CREDIT]		= sizeof(struct rdlm_wire_hdr),
 	[RDLM_W_WITHDRAWN]	= sizeof(struct rdlm_wire_hdr),
+	[RDLM_W_GONE]		= sizeof(struct rdlm_wire_gone),
 };
 
 /* Which side may receive each type: true = the passive (serving) side. */
@@ -599,6 +605,145 @@ static bool rdlm_kernel_atomics(struct ib_device *ibdev)
 	       ibdev->ops.driver_id != RDMA_DRIVER_MLX5;
 }
 
+/* Does @id agree with our configuration? If not, say which field (@say). */
+static bool rdlm_ident_agrees(struct rdlm_fabric_ls *ls, u32 node,
+			      const struct rdlm_wire_ident *id, bool say)
+{
+	static const char * const modes[] = { "nic", "cpu" };
+	u64 theirs = 0, ours = 0;
+	const char *what = NULL;
+
+	if (le32_to_cpu(id->nr_slots) != ls->nr_slots) {
+		what = "table_size";
+		theirs = le32_to_cpu(id->nr_slots);
+		ours = ls->nr_slots;
+	} else if (le32_to_cpu(id->nr_mbox) != ls->nr_mbox) {
+		what = "mailbox_slots";
+		theirs = le32_to_cpu(id->nr_mbox);
+		ours = ls->nr_mbox;
+	} else if (le16_to_cpu(id->lvb_len) != ls->lvb_len) {
+		what = "lvb_len";
+		theirs = le16_to_cpu(id->lvb_len);
+		ours = ls->lvb_len;
+	} else if (le32_to_cpu(id->lease_us) != ls->lease_us) {
+		what = "lease_us";
+		theirs = le32_to_cpu(id->lease_us);
+		ours = ls->lease_us;
+	}
+	if (what) {
+		if (say)
+			pr_warn("lockspace %s: node %u has %s %llu, this node %llu: not taking part with it\n",
+				ls->name, node, what, theirs, ours);
+		return false;
+	}
+	if (id->atomic_mode != ls->atomic_mode) {
+		if (say)
+			pr_warn("lockspace %s: node %u has atomic_mode %s, this node %s: not taking part with it\n",
+				ls->name, node,
+				id->atomic_mode < ARRAY_SIZE(modes) ?
+				modes[id->atomic_mode] : "?",
+				modes[ls->atomic_mode]);
+		return false;
+	}
+	if (strncmp(id->engine, ls->engine, sizeof(id->engine))) {
+		if (say)
+			pr_warn("lockspace %s: node %u has engine %.*s, this node %s: not taking part with it\n",
+				ls->name, node, (int)strnlen(id->engine,
+							     sizeof(id->engine)),
+				id->engine, ls->engine);
+		return false;
+	}
+	return true;
+}
+
+static void rdlm_send_gone(struct rdlm_conn *passive, struct rdlm_fabric_ls *ls,
+			   u64 inc)
+{
+	struct rdlm_op *op;
+
+	op = rdlm_msg_alloc(passive, RDLM_W_GONE, sizeof(struct rdlm_wire_gone),
+			    passive->local, ls->lsid);
+	if (!op)
+		return;		/* it asks again when it reconnects */
+	((struct rdlm_wire_gone *)op->buf)->incarnation = cpu_to_le64(inc);
+	rdlm_msg_send(op);
+}
+
+/*
+ * @m's node presents its lockspace: @id, in a TABLE on our active
+ * connection or in a TABLE_REQ on our passive connection @passive. Is it
+ * admitted? A configuration that differs is refused (said once per
+ * incarnation). The incarnation fencing declared gone is told so and never
+ * admitted. A new incarnation is a restart: what we knew of the old one's
+ * table is forgotten and the user hears of it before anything of the new
+ * one is taken, since it comes first on the connection the new one's
+ * messages and verbs use (@passive), or before its table is (a TABLE).
+ * @ask_back: a TABLE_REQ of a new incarnation or on a new connection, to
+ * be answered by asking for its table too.
+ */
+static bool rdlm_member_presents(struct rdlm_conn *conn,
+				 struct rdlm_fabric_ls *ls,
+				 struct rdlm_member *m,
+				 const struct rdlm_wire_ident *id,
+				 struct rdlm_conn *passive, bool *ask_back)
+{
+	const struct rdlm_fabric_ls_ops *ops;
+	u64 inc = le64_to_cpu(id->incarnation);
+	u32 node = m->cfg.nodeid;
+	bool restart, ready, say;
+
+	*ask_back = false;
+	if (!inc) {
+		rdlm_proto_error(conn, "incarnation 0");
+		return false;
+	}
+	spin_lock_bh(&ls->lock);
+	say = m->refused != inc;
+	m->refused = inc;
+	spin_unlock_bh(&ls->lock);
+	if (!rdlm_ident_agrees(ls, node, id, say))
+		return false;
+	spin_lock_bh(&ls->lock);
+	m->refused = 0;
+	if (inc == m->gone) {
+		spin_unlock_bh(&ls->lock);
+		pr_info_ratelimited("lockspace %s: node %u is back with the incarnation that departed: told so, it stays fenced\n",
+				    ls->name, node);
+		if (passive)
+			rdlm_send_gone(passive, ls, inc);
+		return false;
+	}
+	restart = m->inc && m->inc != inc;
+	m->inc = inc;
+	if (passive) {
+		*ask_back = restart || m->asked != passive;
+		m->asked = passive;
+	}
+	ready = restart && m->remote.ready;
+	if (restart) {
+		memset(&m->remote, 0, sizeof(m->remote));
+		WRITE_ONCE(m->gen, m->gen + 1);
+	}
+	spin_unlock_bh(&ls->lock);
+
+	if (restart) {
+		pr_info("lockspace %s: node %u enabled it again (incarnation %016llx)\n",
+			ls->name, node, inc);
+		if (ready)
+			rdlm_fabric_ls_peer_event(ls, node, false);
+		/* pairs with smp_store_release() in rdlm_fabric_ls_set_ops() */
+		ops = smp_load_acquire(&ls->ops);
+		if (ops && ops->restart && !ops->restart(ls->priv, node))
+			WRITE_ONCE(m->fenced, true);
+	}
+	if (READ_ONCE(m->fenced))
+		return false;
+	spin_lock_bh(&ls->lock);
+	m->admitted = inc;
+	spin_unlock_bh(&ls->lock);
+	return true;
+}
+
 static void rdlm_rx_table(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 			  const struct rdlm_wire_table *t)
 {
@@ -608,15 +753,10 @@ static void rdlm_rx_table(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 	u32 cslots = le32_to_cpu(t->chunk_slots);
 	u32 index = le32_to_cpu(t->ls_index);
 	struct rdlm_remote *r;
-	bool up = false;
+	bool up = false, unused;
 
-	if (le32_to_cpu(t->nr_slots) != ls->nr_slots ||
-	    le32_to_cpu(t->nr_mbox) != ls->nr_mbox ||
-	    t->atomic_mode != ls->atomic_mode) {
-		pr_info_ratelimited("lockspace %s: node %u has another table size or atomic mode\n",
-				    ls->name, conn->node);
+	if (!m || !rdlm_member_presents(conn, ls, m, &t->id, NULL, &unused))
 		return;
-	}
 	if (ls->atomic_mode == RDLM_ATOMIC_NIC &&
 	    !rdlm_kernel_atomics(conn->dev->ibdev)) {
 		pr_info_ratelimited("lockspace %s: %s cannot post atomics from the kernel, use atomic_mode=cpu\n",
@@ -772,10 +912,53 @@ static void rdlm_rx_withdraw(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 		rdlm_conn_error(conn);	/* the peer frees it with the QP */
 }
 
+/*
+ * What @conn's peer sends for @ls counts only once its incarnation asked
+ * for our table there: anything an earlier exchange sent (before the peer
+ * learned that we re-created the lockspace) comes before that request on
+ * the connection, and was meant for a table that is gone.
+ */
+static bool rdlm_member_current(struct rdlm_fabric_ls *ls,
+				struct rdlm_conn *conn)
+{
+	struct rdlm_member *m = rdlm_fabric_ls_member(ls, conn->node);
+
+	return m && READ_ONCE(m->asked) == conn;
+}
+
+/* The peer asks for our table of @ls (NULL: we have none). */
+static void rdlm_rx_table_req(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
+			      const struct rdlm_wire_table_req *req)
+{
+	struct rdlm_member *m = ls ? rdlm_fabric_ls_member(ls, conn->node) : NULL;
+	bool ask_back;
+
+	/* without the lockspace: our own TABLE_REQ makes it ask again */
+	if (!m || !rdlm_member_presents(conn, ls, m, &req->id, conn, &ask_back))
+		return;
+	queue_work(rdlm_fabric.wq, &conn->up_work);
+	/* one that enabled it after us has not asked for ours: it will now */
+	if (ask_back && m->conn)
+		queue_work(rdlm_fabric.wq, &m->conn->up_work);
+}
+
+/* The peer fenced our incarnation of @ls: our user stops it. */
+static void rdlm_rx_gone(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
+			 const struct rdlm_wire_gone *g)
+{
+	/* pairs with smp_store_release() in rdlm_fabric_ls_set_ops() */
+	const struct rdlm_fabric_ls_ops *ops = smp_load_acquire(&ls->ops);
+
+	if (le64_to_cpu(g->incarnation) != ls->incarnation)
+		return;		/* about an earlier one of ours */
+	if (ops && ops->gone)
+		ops->gone(ls->priv, conn->node);
+}
+
 static void rdlm_rx_msg(struct rdlm_conn *conn, const u8 *buf, u32 len)
 {
 	const struct rdlm_wire_hdr *hdr = (const struct rdlm_wire_hdr *)buf;
-	struct rdlm_fabric_ls *ls;
+	struct rdlm_fabric_ls *ls, *any;
 	u16 credits;
 	u8 type;
 
@@ -813,13 +996,15 @@ static void rdlm_rx_msg(struct rdlm_conn *conn, const u8 *buf, u32 len)
 	}
 
 	rcu_read_lock();
-	ls = rdlm_fabric_ls_by_lsid(le32_to_cpu(hdr->lsid));
-	if (ls && !rdlm_fabric_ls_admits(ls, conn->node))
+	/* tables and their requests decide for themselves who is admitted */
+	any = rdlm_fabric_ls_by_lsid(le32_to_cpu(hdr->lsid));
+	ls = any && rdlm_fabric_ls_admits(any, conn->node) ? any : NULL;
+	if (ls && conn->passive && !rdlm_member_current(ls, conn))
 		ls = NULL;
 	switch (type) {
 	case RDLM_W_TABLE:
-		if (ls)
-			rdlm_rx_table(conn, ls, (const void *)buf);
+		if (any)
+			rdlm_rx_table(conn, any, (const void *)buf);
 		break;
 	case RDLM_W_WITHDRAW:
 		rdlm_rx_withdraw(conn, ls, le32_to_cpu(hdr->lsid));
@@ -828,7 +1013,11 @@ static void rdlm_rx_msg(struct rdlm_conn *conn, const u8 *buf, u32 len)
 		rdlm_conn_withdrawn(conn, le32_to_cpu(hdr->lsid));
 		break;
 	case RDLM_W_TABLE_REQ:
-		queue_work(rdlm_fabric.wq, &conn->up_work);
+		rdlm_rx_table_req(conn, any, (const void *)buf);
+		break;
+	case RDLM_W_GONE:
+		if (any)
+			rdlm_rx_gone(conn, any, (const void *)buf);
 		break;
 	case RDLM_W_ENGINE:
 		if (ls)
@@ -895,7 +1084,8 @@ static void rdlm_rx_imm(struct rdlm_conn *conn, u32 imm)
 	}
 	rcu_read_lock();
 	ls = rdlm_fabric_ls_by_index(imm >> 24);
-	if (ls && rdlm_fabric_ls_admits(ls, conn->node) && rx.slot < ls->nr_mbox) {
+	if (ls && rdlm_fabric_ls_admits(ls, conn->node) &&
+	    rdlm_member_current(ls, conn) && rx.slot < ls->nr_mbox) {
 		e = rdlm_fabric_ls_mbox_ptr(ls, rx.slot);
 		rdlm_mbox_sync(conn, ls, rx.slot);
 		rx.value = le64_to_cpu(READ_ONCE(e->value));

@@ -254,6 +254,8 @@ struct rdlm_lockspace {
 	u64 memb_in;			/* in the last membership */
 	u64 memb_departed;		/* left it, fenced until they rejoin */
 	u64 memb_pending;		/* departed, not recovered from yet */
+	u64 memb_fresh;			/* showed a new incarnation (ls->lock) */
+	bool memb_gone;			/* a peer fenced ours (ls->lock) */
 	unsigned long memb_due[RDLM_MAX_MEMBERS];	/* jiffies: grace ends */
 	u32 memb_grace_ms;
 	u32 memb_recoveries;
@@ -390,6 +392,9 @@ void rdlm_lvb_record_read(struct rdlm_lockspace *ls,
 
 /* membership.c */
 void rdlm_memb_init(struct rdlm_lockspace *ls, u32 grace_ms);
+bool rdlm_memb_restart(struct rdlm_lockspace *ls, u32 idx);
+void rdlm_memb_gone(struct rdlm_lockspace *ls, u32 idx);
+void rdlm_memb_orphan(struct rdlm_lockspace *ls);
 void rdlm_memb_stop(struct rdlm_lockspace *ls);
 
 /* rehome.c */

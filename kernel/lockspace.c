@@ -23,6 +23,8 @@
 #include "lock_priv.h"
 
 static DEFINE_MUTEX(rdlm_ls_mutex);
+/* membership daemons' /dev/rdlm files, under rdlm_ls_mutex */
+static unsigned int rdlm_controld_files;
 static LIST_HEAD(rdlm_lockspaces);
 
 /* ---- completions: queued, then run under ls->lock ------------------ */
@@ -213,9 +215,39 @@ static void rdlm_ls_peer(void *priv, u32 node, bool up)
 	rdlm_ls_unlock(ls);
 }
 
+static bool rdlm_ls_restart(void *priv, u32 node)
+{
+	struct rdlm_lockspace *ls = priv;
+	u32 idx = rdlm_ls_node_index(ls, node);
+	bool admit = true;
+
+	if (idx == U32_MAX)
+		return true;
+	spin_lock_bh(&ls->lock);
+	if (!ls->dead)
+		admit = rdlm_memb_restart(ls, idx);
+	rdlm_ls_unlock(ls);
+	return admit;
+}
+
+static void rdlm_ls_gone(void *priv, u32 node)
+{
+	struct rdlm_lockspace *ls = priv;
+	u32 idx = rdlm_ls_node_index(ls, node);
+
+	if (idx == U32_MAX)
+		return;
+	spin_lock_bh(&ls->lock);
+	if (!ls->dead)
+		rdlm_memb_gone(ls, idx);
+	rdlm_ls_unlock(ls);
+}
+
 static const struct rdlm_fabric_ls_ops rdlm_ls_fabric_ops = {
-	.recv	= rdlm_ls_recv,
-	.peer	= rdlm_ls_peer,
+	.recv		= rdlm_ls_recv,
+	.peer		= rdlm_ls_peer,
+	.restart	= rdlm_ls_restart,
+	.gone		= rdlm_ls_gone,
 };
 
 static enum hrtimer_restart rdlm_ls_req_timer(struct hrtimer *t)
@@ -454,6 +486,16 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 		goto out_timers;
 	}
 	ls->nr_records = rdlm_fabric_ls_nr_records(ls->fls);
+	if (cfg->managed && rdlm_controld_files) {
+		/*
+		 * Its members may hold its names from an earlier incarnation
+		 * here: frozen until the first membership's barrier
+		 */
+		pr_info("lockspace %s: rdlm_controld runs: no grant before the first membership\n",
+			ls->name);
+		ls->rh_active = true;
+		ls->rh_stable = 0;
+	}
 	__module_get(THIS_MODULE);
 	rdlm_fabric_ls_set_ops(ls->fls, &rdlm_ls_fabric_ops, ls);
 	list_add_tail(&ls->entry, &rdlm_lockspaces);
@@ -579,6 +621,28 @@ void rdlm_lockspace_destroy(struct rdlm_lockspace *ls)
 	 * "rmmod rdlm" cannot find the module still in use.
 	 */
 	flush_workqueue(rdlm_ls_free_wq);
+}
+
+/**
+ * rdlm_lockspaces_controld() - a membership daemon's file opens or closes
+ * @attach: RDLM_IOC_CONTROLD on a file (true), or its release (false)
+ *
+ * When the last one closes, every lockspace whose membership was written
+ * stops (rdlm_memb_orphan()).
+ *
+ * Context: process, sleeps.
+ */
+void rdlm_lockspaces_controld(bool attach)
+{
+	struct rdlm_lockspace *ls;
+
+	mutex_lock(&rdlm_ls_mutex);
+	if (attach)
+		rdlm_controld_files++;
+	else if (!--rdlm_controld_files)
+		list_for_each_entry(ls, &rdlm_lockspaces, entry)
+			rdlm_memb_orphan(ls);
+	mutex_unlock(&rdlm_ls_mutex);
 }
 
 /**

@@ -75,6 +75,22 @@ static void rdlm_memb_done(struct rdlm_lockspace *ls)
 			w->ops->recover_done(w->arg, ls->memb_epoch, ids, nr);
 }
 
+/*
+ * The others recover, or will recover, from this node: let go of
+ * everything now. Every held lock is reported lost, every request fails;
+ * only a fresh lockspace (disable, enable) takes part again.
+ */
+static void rdlm_memb_halt(struct rdlm_lockspace *ls)
+{
+	lockdep_assert_held(&ls->memb_mutex);
+	ls->memb_stopped = true;
+	rdlm_memb_prep(ls);
+	spin_lock_bh(&ls->lock);
+	ls->dead = true;
+	rdlm_ls_fail_all(ls);
+	rdlm_ls_unlock(ls);
+}
+
 /* Recover now from every departed member whose time has come. */
 static void rdlm_memb_recover_due(struct rdlm_lockspace *ls, u64 force)
 {
@@ -108,18 +124,151 @@ static void rdlm_memb_recover_due(struct rdlm_lockspace *ls, u64 force)
 				 max_t(long, next - jiffies, 0));
 }
 
+/*
+ * Static: recover from the old incarnation of a member that showed a new
+ * one, once our verbs to the old one's table have completed (member_down()
+ * wants none in flight; they complete, or fail with the connection), then
+ * let the new one in.
+ */
+static void rdlm_memb_restart_static(struct rdlm_lockspace *ls, u32 i)
+{
+	u32 node = ls->members[i];
+
+	lockdep_assert_held(&ls->memb_mutex);
+	if (!rdlm_fabric_ls_drain(ls->fls, node, 30 * HZ)) {
+		pr_info("lockspace %s: node %u: verbs to its old table still in flight after 30 s: resetting the connections\n",
+			ls->name, node);
+		rdlm_fabric_ls_fence(ls->fls, node, true);
+	}
+	spin_lock_bh(&ls->lock);
+	ls->memb_fresh &= ~BIT_ULL(i);
+	if (!ls->dead) {
+		rdlm_ls_call_member_down(ls, i, 0);
+		rdlm_ls_call_member_join(ls, i);
+	}
+	rdlm_ls_unlock(ls);
+	rdlm_fabric_ls_fence(ls->fls, node, false);
+}
+
+/*
+ * A departed member the line counts in again is let back: recovered from
+ * first if its grace had not ended, then the engines forget it was dead and
+ * the fabric admits it. Not while it is still the incarnation that
+ * departed (a node whose lockspace outlived its departure: a restarted
+ * rdlm_controld, a paused VM): that one stays fenced and is told so, until
+ * it restarts the lockspace (rdlm_controld does) and shows a new one.
+ */
+static void rdlm_memb_rejoin(struct rdlm_lockspace *ls, u32 i)
+{
+	u64 bit = BIT_ULL(i);
+
+	lockdep_assert_held(&ls->memb_mutex);
+	if (rdlm_fabric_ls_stale(ls->fls, ls->members[i])) {
+		pr_warn("lockspace %s: node %u is in the membership again (epoch %u) with the lockspace that departed: it stays fenced until it restarts the lockspace\n",
+			ls->name, ls->members[i], ls->memb_epoch);
+		return;
+	}
+	rdlm_memb_recover_due(ls, bit);
+	pr_info("lockspace %s: node %u rejoined (epoch %u)\n",
+		ls->name, ls->members[i], ls->memb_epoch);
+	ls->memb_departed &= ~bit;
+	spin_lock_bh(&ls->lock);
+	ls->memb_fresh &= ~bit;
+	rdlm_ls_call_member_join(ls, i);
+	rdlm_ls_unlock(ls);
+	rdlm_fabric_ls_fence(ls->fls, ls->members[i], false);
+}
+
 static void rdlm_memb_work(struct work_struct *work)
 {
 	struct rdlm_lockspace *ls = container_of(to_delayed_work(work),
 						 struct rdlm_lockspace,
 						 memb_work);
+	u64 fresh, pending, departed;
+	bool gone;
+	u32 i;
 
 	mutex_lock(&ls->memb_mutex);
-	if (ls->memb_pending) {
-		rdlm_memb_recover_due(ls, 0);
+	spin_lock_bh(&ls->lock);
+	fresh = ls->memb_fresh;
+	gone = ls->memb_gone;
+	spin_unlock_bh(&ls->lock);
+	if (gone && !ls->memb_stopped)
+		rdlm_memb_halt(ls);	/* failed all already, in softirq */
+	for (i = 0; !ls->memb_epoch && i < ls->nr_members; i++)
+		if (fresh & BIT_ULL(i))
+			rdlm_memb_restart_static(ls, i);
+	fresh &= ls->memb_departed;
+	pending = ls->memb_pending;
+	departed = ls->memb_departed;
+	/* a new incarnation proves the old one holds nothing: no grace */
+	if (ls->memb_pending & fresh)
+		pr_info("lockspace %s: departed nodes restarted the lockspace: recovering from them now\n",
+			ls->name);
+	rdlm_memb_recover_due(ls, fresh);
+	for (i = 0; i < ls->nr_members; i++)
+		if (fresh & ls->memb_in & BIT_ULL(i))
+			rdlm_memb_rejoin(ls, i);
+	/* recover_done only for a change: a recovery or a rejoin */
+	if (ls->memb_pending != pending || ls->memb_departed != departed)
 		rdlm_memb_done(ls);
-	}
 	mutex_unlock(&ls->memb_mutex);
+}
+
+/**
+ * rdlm_memb_restart() - a member presented a new incarnation of the lockspace
+ * @ls: lockspace (locked)
+ * @idx: the member's index
+ *
+ * Its old incarnation is gone: its lockspace was quiesced and taken down,
+ * nothing of it is in flight from it (&rdlm_fabric_ls_ops.restart). The
+ * new one is kept out for now. While the membership is static, the work
+ * item recovers from the old one as from a departed member (its holds on
+ * our words end, ours on its words are reported lost, its LVB writes
+ * invalid) and then lets the new one in. Once the cluster manages the
+ * membership, the membership says who is in: a departed member is
+ * recovered from now (its grace waits for nothing any more) and admitted
+ * at its rejoin; one the membership still counts in stays out until a
+ * membership shows it left and came back (rdlm_controld leaves and joins
+ * the group when the kernel lockspace was re-created).
+ *
+ * Context: softirq, before anything of the new incarnation is taken.
+ * Return: false: the new incarnation is not admitted yet.
+ */
+bool rdlm_memb_restart(struct rdlm_lockspace *ls, u32 idx)
+{
+	lockdep_assert_held(&ls->lock);
+	pr_info("lockspace %s: node %u enabled it again: %s\n", ls->name,
+		ls->members[idx], READ_ONCE(ls->memb_epoch) ?
+		"kept out until the membership lets it back" :
+		"recovering from its old incarnation first");
+	ls->memb_fresh |= BIT_ULL(idx);
+	mod_delayed_work(ls->wq, &ls->memb_work, 0);
+	return false;
+}
+
+/**
+ * rdlm_memb_gone() - a member fenced this node's incarnation of the lockspace
+ * @ls: lockspace (locked)
+ * @idx: the member that said so
+ *
+ * The others recovered, or will recover, from this node: every hold is
+ * reported lost now, as on a quorum loss, and the lockspace stops until it
+ * is restarted (rdlm_controld restarts a stopped lockspace).
+ *
+ * Context: softirq.
+ */
+void rdlm_memb_gone(struct rdlm_lockspace *ls, u32 idx)
+{
+	lockdep_assert_held(&ls->lock);
+	if (ls->memb_gone)
+		return;
+	pr_warn("lockspace %s: node %u fenced this node out of it: locks are lost, restart the lockspace to take part again\n",
+		ls->name, ls->members[idx]);
+	ls->memb_gone = true;
+	ls->dead = true;
+	rdlm_ls_fail_all(ls);
+	mod_delayed_work(ls->wq, &ls->memb_work, 0);
 }
 
 /* "EPOCH QUORATE NODEID..." into @epoch, @quorate and member bits @in. */
@@ -176,7 +325,7 @@ static int rdlm_memb_parse(struct rdlm_lockspace *ls, const char *buf,
  */
 int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf)
 {
-	u64 in, departed, joined, bit;
+	u64 in, departed, joined, bit, fresh;
 	bool quorate, first;
 	u32 epoch, i;
 	int ret;
@@ -196,15 +345,9 @@ int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf)
 	ls->memb_quorate = quorate;
 	if (!quorate) {
 		ls->memb_in = in;	/* shown; nobody departs without quorum */
-		/* the others recover from us: let go of everything now */
 		pr_warn("lockspace %s: quorum lost (epoch %u), locks are lost\n",
 			ls->name, epoch);
-		ls->memb_stopped = true;
-		rdlm_memb_prep(ls);
-		spin_lock_bh(&ls->lock);
-		ls->dead = true;
-		rdlm_ls_fail_all(ls);
-		rdlm_ls_unlock(ls);
+		rdlm_memb_halt(ls);
 		goto out;
 	}
 	/* only who was in a membership can depart from one */
@@ -232,15 +375,7 @@ int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf)
 			ls->memb_due[i] = jiffies +
 					  msecs_to_jiffies(ls->memb_grace_ms);
 		} else if ((joined & bit) && (ls->memb_departed & bit)) {
-			/* back with a fresh lockspace: recover first */
-			rdlm_memb_recover_due(ls, bit);
-			pr_info("lockspace %s: node %u rejoined (epoch %u)\n",
-				ls->name, ls->members[i], epoch);
-			ls->memb_departed &= ~bit;
-			spin_lock_bh(&ls->lock);
-			rdlm_ls_call_member_join(ls, i);
-			rdlm_ls_unlock(ls);
-			rdlm_fabric_ls_fence(ls->fls, ls->members[i], false);
+			rdlm_memb_rejoin(ls, i);
 		}
 	}
 	/* names move to their homes in this membership */
@@ -250,12 +385,38 @@ int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf)
 		ls->rh_stable = 0;	/* what moved before we came is unknown */
 	if (!ls->dead && (first || departed || joined))
 		rdlm_rehome_apply(ls, epoch, in, departed);
+	/* departed with a new incarnation shown already: nothing to wait for */
+	fresh = ls->memb_fresh & ls->memb_departed;
 	rdlm_ls_unlock(ls);
-	rdlm_memb_recover_due(ls, 0);
+	rdlm_memb_recover_due(ls, fresh);
 	rdlm_memb_done(ls);
 out:
 	mutex_unlock(&ls->memb_mutex);
 	return ret;
+}
+
+/**
+ * rdlm_memb_orphan() - the membership daemon is gone
+ * @ls: lockspace
+ *
+ * Nothing tells this node any more that the others have moved on without
+ * it (they see it leave every group and recover from it): a lockspace
+ * whose membership the daemon wrote stops at once, as on a quorum loss, so
+ * that no hold outlives the others' recovery. The next daemon restarts it.
+ * (fs/dlm's dlm_controld, started again, finds such lockspaces
+ * "uncontrolled" and has the node removed from the cluster.)
+ *
+ * Context: process, sleeps.
+ */
+void rdlm_memb_orphan(struct rdlm_lockspace *ls)
+{
+	mutex_lock(&ls->memb_mutex);
+	if (ls->memb_epoch && !ls->memb_stopped) {
+		pr_warn("lockspace %s: the membership daemon went away, locks are lost\n",
+			ls->name);
+		rdlm_memb_halt(ls);
+	}
+	mutex_unlock(&ls->memb_mutex);
 }
 
 /**
@@ -311,7 +472,9 @@ static void rdlm_memb_print_set(struct rdlm_lockspace *ls, char *buf,
  * they rejoin), "recovering NODEID..." (waiting for the grace or a fence
  * acknowledgment), "recoveries N", "homes NODEID..." (the nodes names
  * hash to), "rehoming frozen|done" (names that moved wait for every
- * member to reclaim them), "rehomed N" (moves completed).
+ * member to reclaim them), "rehomed N" (moves completed), "incarnation X"
+ * (this enable of the lockspace, 16 hex digits: rdlm_controld tells a
+ * re-created lockspace by it).
  *
  * Return: bytes written.
  */
@@ -339,6 +502,8 @@ int rdlm_lockspace_show_membership(struct rdlm_lockspace *ls, char *buf,
 	n += scnprintf(buf + n, size - n, "rehoming %s\nrehomed %u\n",
 		       ls->rh_active ? "frozen" : "done", ls->rh_rounds);
 	rdlm_ls_unlock(ls);
+	n += scnprintf(buf + n, size - n, "incarnation %016llx\n",
+		       rdlm_fabric_ls_incarnation(ls->fls));
 	mutex_unlock(&ls->memb_mutex);
 	return n;
 }

@@ -27,6 +27,7 @@ extern struct dentry *rdlm_debugfs_root;
 #define RDLM_MAX_RECORDS	8192	/* records per lockspace (1 MiB) */
 #define RDLM_MAX_LOCKSPACES	64	/* enabled at the same time */
 #define RDLM_LS_NAME_MAX	64
+#define RDLM_ENGINE_NAME_MAX	16	/* with its NUL */
 
 int rdlm_chardev_init(void);
 void rdlm_chardev_exit(void);
@@ -137,6 +138,9 @@ struct rdlm_lockspace_stats {
  * @mode: permission bits (rw for owner, group, others) to join
  * @recovery_grace_ms: how long after a member departed the others wait
  *	before they recover from it (Documentation/membership.rst)
+ * @managed: configfs lockspace, whose membership rdlm_controld writes if
+ *	it runs: enabled while it runs, it grants nothing before its first
+ *	membership (a kernel caller's lockspace is not: false)
  */
 struct rdlm_lockspace_cfg {
 	const char *name;
@@ -157,6 +161,7 @@ struct rdlm_lockspace_cfg {
 	kgid_t gid;
 	umode_t mode;
 	u32 recovery_grace_ms;
+	bool managed;
 };
 
 int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
@@ -167,6 +172,8 @@ void rdlm_lockspace_destroy(struct rdlm_lockspace *ls);
 int rdlm_lockspace_init(void);
 void rdlm_lockspace_exit(void);
 
+/* the membership daemon's /dev/rdlm file opens (true) or closes (false) */
+void rdlm_lockspaces_controld(bool attach);
 /* 0 if the current task may join @ls (configfs uid/gid/mode), or -EPERM. */
 int rdlm_lockspace_may_join(struct rdlm_lockspace *ls);
 void rdlm_lockspace_get_stats(struct rdlm_lockspace *ls,
@@ -231,6 +238,10 @@ struct rdlm_node_cfg {
  * @nr_records: records of RDLM_RECORD_SIZE bytes each member publishes
  *	next to its table for the others to READ (rdlm_fabric_ls_record()),
  *	at most RDLM_MAX_RECORDS; NIC-atomic mode only, 0 for none
+ * @engine: the lock manager's engine, @lvb_len its LVB bytes, @lease_us
+ *	its lease: with @nr_slots, @nr_mbox and @atomic_mode, what every
+ *	member must agree on (a member that differs is refused, both ends
+ *	say which field)
  */
 struct rdlm_fabric_ls_cfg {
 	char name[RDLM_LS_NAME_MAX];
@@ -241,16 +252,29 @@ struct rdlm_fabric_ls_cfg {
 	u32 nr_mbox;
 	u8 atomic_mode;
 	u32 nr_records;
+	char engine[RDLM_ENGINE_NAME_MAX];
+	u32 lvb_len;
+	u32 lease_us;
 };
 
 /**
  * struct rdlm_fabric_ls_ops - callbacks of the lockspace's user
  * @recv: a SEND or WRITE_WITH_IMM arrived (softirq, must not sleep)
  * @peer: connection to @node is up (verbs may flow) or down (process context)
+ * @restart: @node presented a new incarnation of the lockspace: it was
+ *	enabled there again, and nothing of the old one is in flight (it was
+ *	quiesced before it went). Called before any message or verb of the
+ *	new one reaches this node, and before its table is known (softirq).
+ *	Return true to admit the new incarnation now, false to keep it out
+ *	as if fenced (rdlm_fabric_ls_fence() with false lets it in)
+ * @gone: @node says this node's incarnation was declared departed (it
+ *	fenced it): nothing of ours is admitted there any more (softirq)
  */
 struct rdlm_fabric_ls_ops {
 	void (*recv)(void *priv, const struct rdlm_rx *rx);
 	void (*peer)(void *priv, u32 node, bool up);
+	bool (*restart)(void *priv, u32 node);
+	void (*gone)(void *priv, u32 node);
 };
 
 struct rdlm_fabric_ls;
@@ -268,6 +292,10 @@ struct rdlm_fabric_ls *rdlm_fabric_ls_get(const char *name);
 void rdlm_fabric_ls_put(struct rdlm_fabric_ls *ls);
 bool rdlm_fabric_ls_ready(struct rdlm_fabric_ls *ls, u32 node);
 int rdlm_fabric_ls_fence(struct rdlm_fabric_ls *ls, u32 node, bool fence);
+u64 rdlm_fabric_ls_incarnation(struct rdlm_fabric_ls *ls);
+bool rdlm_fabric_ls_stale(struct rdlm_fabric_ls *ls, u32 node);
+bool rdlm_fabric_ls_drain(struct rdlm_fabric_ls *ls, u32 node,
+			  unsigned long timeout);
 u64 rdlm_fabric_ls_word(struct rdlm_fabric_ls *ls, u32 slot);
 void *rdlm_fabric_ls_record(struct rdlm_fabric_ls *ls, u32 index);
 u32 rdlm_fabric_ls_nr_records(struct rdlm_fabric_ls *ls);

@@ -302,7 +302,9 @@ void rdlm_rehome_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 	if (rx->msg.type == RDLM_LM_RH_ASK) {
 		ls->rh_ask_map[rx->src] = map;
 		ls->rh_ask_epoch[rx->src] = epoch;
-		if (map == ls->rh_map && (!ls->rh_active || ls->rh_self_done))
+		/* only for a map applied here (a first line sets rh_epoch) */
+		if (map == ls->rh_map && ls->rh_epoch &&
+		    (!ls->rh_active || ls->rh_self_done))
 			rdlm_rh_send(ls, rx->src, RDLM_LM_RH_DONE, map, epoch);
 		return;
 	}

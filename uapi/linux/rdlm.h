@@ -320,5 +320,13 @@ struct rdlm_event {
 #define RDLM_IOC_UNLOCK		_IOW(RDLM_IOC_MAGIC, 0x03, struct rdlm_unlock_req)
 #define RDLM_IOC_LOCK_INFO	_IOWR(RDLM_IOC_MAGIC, 0x04, struct rdlm_lock_info)
 #define RDLM_IOC_LS_STATS	_IOWR(RDLM_IOC_MAGIC, 0x05, struct rdlm_ls_stats)
+/*
+ * The membership daemon's file (rdlm_controld, CAP_SYS_ADMIN, a file that
+ * joined no lockspace; -EINVAL otherwise). When the last such file closes,
+ * because the daemon exited or was killed, every lockspace whose membership
+ * it wrote stops as on a quorum loss: its locks are reported lost, since
+ * the other nodes see this one leave and recover from it.
+ */
+#define RDLM_IOC_CONTROLD	_IO(RDLM_IOC_MAGIC, 0x06)
 
 #endif /* _UAPI_LINUX_RDLM_H */
