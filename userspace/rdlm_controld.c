@@ -13,7 +13,13 @@
  * lost: the others recover from this node) and leaves its group; once this
  * node is quorate again it is restarted (disabled and enabled, from a child
  * process: disabling waits until its users let go of their lost locks) and
- * joins as a new member.
+ * joins as a new member. So does one the kernel stopped because the others
+ * fenced it. One re-created in the kernel (a new incarnation) leaves its
+ * group and joins again, so that the others see it go and come back.
+ *
+ * The daemon ties the managed lockspaces to its life (RDLM_IOC_CONTROLD on
+ * /dev/rdlm): when it exits or dies, nothing would tell them the others
+ * moved on, so the kernel stops them. It writes no membership until then.
  */
 #define _GNU_SOURCE	/* ppoll */
 #include <dirent.h>
@@ -31,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,10 +46,13 @@
 #include <corosync/cpg.h>
 #include <corosync/quorum.h>
 
+#include <linux/rdlm.h>
+
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #define __noreturn	__attribute__((noreturn))
 
 #define LSDIR		"/sys/kernel/config/rdlm/lockspaces"
+#define DEVICE		"/dev/rdlm"
 #define PIDFILE		"/run/rdlm_controld.pid"
 #define GROUP_PREFIX	"rdlm:"
 #define LS_NAME_MAX	(CPG_MAX_NAME_LENGTH - sizeof(GROUP_PREFIX))
@@ -51,6 +61,7 @@
 #define LEAVE_TRIES	50	/* of 100 ms: cpg_leave while corosync syncs */
 #define JOIN_WARN	10	/* scans of TRY_AGAIN before we say so */
 #define STALE_WARN_S	5	/* a change waiting this long for quorum */
+#define INC_LEN		24	/* a kernel lockspace's incarnation, as text */
 
 static const char *prog = "rdlm_controld";
 
@@ -81,6 +92,10 @@ struct ls {
 	bool refused_logged;
 	bool stopped;		/* stopped in the kernel: restart, then join */
 	pid_t restart_pid;	/* the child restarting it */
+	char incarnation[INC_LEN];	/* the kernel's, when we joined */
+	/* nodes that left since the last write: written without them once */
+	uint32_t left[CPG_MEMBERS_MAX];
+	unsigned int nleft;
 };
 
 static struct ls *lockspaces;
@@ -91,6 +106,8 @@ static uint64_t quorum_seq;
 static bool quorum_known;
 static bool quorum_free;	/* no quorum provider: always quorate */
 static bool debug, foreground;
+static int dev_fd = -1;		/* /dev/rdlm, RDLM_IOC_CONTROLD */
+static uint32_t our_nodeid;
 static const char *exclude[MAX_EXCLUDE];
 static unsigned int nexclude;
 /* set only inside ppoll(), a call: no volatile needed to see it after */
@@ -220,8 +237,24 @@ static void ls_epoch_init(struct ls *ls)
 		ls->epoch = e;
 }
 
-/* Write the lockspace's membership to the kernel, and log it. */
-static void ls_write(struct ls *ls)
+static bool in_list(const uint32_t *list, unsigned int n, uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (list[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * Write the lockspace's membership to the kernel, and log it: the group's
+ * members, less those in @skip (nodes that left and came back since the
+ * last write: the kernel must see them go, or it never recovers from
+ * them).
+ */
+static void ls_write_one(struct ls *ls, const uint32_t *skip,
+			 unsigned int nskip)
 {
 	char path[PATH_MAX], line[16 + 11 * CPG_MEMBERS_MAX];
 	unsigned int i;
@@ -231,8 +264,9 @@ static void ls_write(struct ls *ls)
 	ls->epoch++;
 	len = snprintf(line, sizeof(line), "%u %d", ls->epoch, quorate);
 	for (i = 0; i < ls->nmembers; i++)
-		len += snprintf(line + len, sizeof(line) - len, " %u",
-				ls->members[i]);
+		if (!in_list(skip, nskip, ls->members[i]))
+			len += snprintf(line + len, sizeof(line) - len, " %u",
+					ls->members[i]);
 	log_info("%s: membership %s ring %x.%" PRIx64, ls->name, line,
 		 ls->ring.nodeid, ls->ring.seq);
 	line[len++] = '\n';
@@ -275,13 +309,53 @@ static void ls_write(struct ls *ls)
 	close(fd);
 }
 
-/* Does the kernel say the lockspace stopped (membership "state stopped")? */
+/* Write the changes since the last write, in order: never coalesced. */
+static void ls_write(struct ls *ls)
+{
+	uint32_t back[CPG_MEMBERS_MAX];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ls->nleft; i++)
+		if (in_list(ls->members, ls->nmembers, ls->left[i]))
+			back[n++] = ls->left[i];
+	ls->nleft = 0;
+	if (n) {
+		log_info("%s: %u node(s) left and came back since the last change: writing them gone first",
+			 ls->name, n);
+		ls_write_one(ls, back, n);
+		if (ls->stopped)
+			return;
+	}
+	ls_write_one(ls, NULL, 0);
+}
+
+/*
+ * What the kernel's membership file says of the lockspace: stopped
+ * ("state stopped"), and its incarnation ("incarnation X", "" if none).
+ * False if it is unreadable.
+ */
+static bool ls_kernel_state(const char *name, bool *stopped,
+			    char inc[INC_LEN])
+{
+	char buf[4096], *p;
+
+	inc[0] = '\0';
+	if (!ls_read_attr(name, "membership", buf, sizeof(buf)))
+		return false;
+	*stopped = strstr(buf, "\nstate stopped\n");
+	p = strstr(buf, "\nincarnation ");
+	if (p && sscanf(p + strlen("\nincarnation "), "%23s", inc) != 1)
+		inc[0] = '\0';
+	return true;
+}
+
+/* Does the kernel say the lockspace stopped? */
 static bool ls_kernel_stopped(const char *name)
 {
-	char buf[512];
+	char inc[INC_LEN];
+	bool stopped;
 
-	return ls_read_attr(name, "membership", buf, sizeof(buf)) &&
-	       strstr(buf, "\nstate stopped\n");
+	return ls_kernel_state(name, &stopped, inc) && stopped;
 }
 
 /* The child that restarts a stopped lockspace: enable 0, then 1. */
@@ -337,6 +411,33 @@ static void ls_restart(struct ls *ls)
 }
 
 /*
+ * Tie the managed lockspaces to our life: the kernel stops them when the
+ * file closes, as when we die. Until it is done, nothing is written.
+ */
+static bool attach_kernel(void)
+{
+	static bool logged;
+	int fd;
+
+	if (dev_fd >= 0)
+		return true;
+	fd = open(DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, RDLM_IOC_CONTROLD) < 0) {
+		if (!logged)
+			log_err("%s: %s: cannot tie the lockspaces to this daemon, writing no membership until it can",
+				DEVICE, strerror(errno));
+		logged = true;
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	log_info("%s: the kernel stops the managed lockspaces if this daemon goes",
+		 DEVICE);
+	dev_fd = fd;
+	return true;
+}
+
+/*
  * Members and quorum reach us on two connections. A change is written only
  * once the quorum service has reported on the same totem ring as the CPG
  * group (as dlm_controld waits for it): otherwise a node cut off from the
@@ -348,7 +449,7 @@ static void flush_changes(void)
 	time_t now = time(NULL);
 	struct ls *ls;
 
-	if (!quorum_known)
+	if (!quorum_known || !attach_kernel())
 		return;
 	for (ls = lockspaces; ls; ls = ls->next) {
 		if (!ls->joined || !ls->pending)
@@ -391,9 +492,14 @@ static void confchg_cb(cpg_handle_t handle, const struct cpg_name *group,
 			ls->members[n++] = ls->members[i];
 	ls->nmembers = n;
 	ls->have_members = true;
-	for (i = 0; i < nleft; i++)
+	for (i = 0; i < nleft; i++) {
 		log_debug("%s: node %u pid %u left (reason %u)", ls->name,
 			  left[i].nodeid, left[i].pid, left[i].reason);
+		if (left[i].nodeid != our_nodeid &&
+		    ls->nleft < CPG_MEMBERS_MAX &&
+		    !in_list(ls->left, ls->nleft, left[i].nodeid))
+			ls->left[ls->nleft++] = left[i].nodeid;
+	}
 	for (i = 0; i < njoined; i++)
 		log_debug("%s: node %u pid %u joined", ls->name,
 			  joined[i].nodeid, joined[i].pid);
@@ -463,6 +569,7 @@ static bool ls_join(struct ls *ls)
 		.cpg_totem_confchg_fn = totem_cb,
 		.flags = CPG_MODEL_V1_DELIVER_INITIAL_TOTEM_CONF,
 	};
+	bool stopped;
 	cs_error_t err;
 
 	if (!ls->cpg) {
@@ -480,6 +587,9 @@ static bool ls_join(struct ls *ls)
 			ls->cpg = 0;
 			return false;
 		}
+		/* our own node's leaves are other processes of ours */
+		if (!our_nodeid && cpg_local_get(ls->cpg, &our_nodeid) != CS_OK)
+			our_nodeid = 0;
 		err = cpg_fd_get(ls->cpg, &ls->fd);
 		if (err != CS_OK) {
 			log_err("%s: cpg_fd_get: corosync error %d", ls->name,
@@ -504,7 +614,10 @@ static bool ls_join(struct ls *ls)
 	ls->written_quorate = -1;
 	ls->no_file_logged = false;
 	ls->refused_logged = false;
+	ls->nleft = 0;
 	ls_epoch_init(ls);
+	if (!ls_kernel_state(ls->name, &stopped, ls->incarnation))
+		ls->incarnation[0] = '\0';
 	log_info("%s: joined group %s", ls->name, ls->group.value);
 	return true;
 }
@@ -555,6 +668,31 @@ static struct ls *ls_new(const char *name)
 	ls->next = lockspaces;
 	lockspaces = ls;
 	return ls;
+}
+
+/*
+ * A joined lockspace the kernel stopped (the others fenced it) restarts;
+ * one the kernel re-created leaves its group now and joins again at the
+ * next scan, so the others see its old incarnation go.
+ */
+static void ls_check_kernel(struct ls *ls)
+{
+	char inc[INC_LEN];
+	bool stopped;
+
+	if (!ls_kernel_state(ls->name, &stopped, inc))
+		return;
+	if (stopped) {
+		log_info("%s: stopped in the kernel (fenced by the others?): restart when quorate",
+			 ls->name);
+		ls->stopped = true;
+		return;
+	}
+	if (strcmp(inc, ls->incarnation)) {
+		log_info("%s: re-created in the kernel (incarnation %s, was %s): leaving and joining its group again",
+			 ls->name, inc, ls->incarnation);
+		ls_leave(ls);
+	}
 }
 
 /*
@@ -614,6 +752,8 @@ static void scan(void)
 			ls_join(ls);
 		else if (!ls->enabled && ls->cpg)
 			ls_leave(ls);
+		else if (ls->joined)
+			ls_check_kernel(ls);
 	}
 }
 
