@@ -3,6 +3,10 @@
 # A node that is not in the others' configuration is refused: nodes 1 and 2
 # run lockspace "pair" between themselves; node3 claims membership and gets
 # rejected by both, while its loopback connection works.
+# Then a lockspace whose configuration differs between members: "agree"
+# with lvb_len 64 on node 2 and engine central on node 3 (32 and bakery
+# elsewhere): no two of them take part with each other, and both ends of
+# each pair say which field differs.
 . ./lib.sh
 . ./fabric_lib.sh
 require_root
@@ -42,6 +46,35 @@ else
 fi
 barrier rf-done
 "$CONFIGURE" -f "$conf" down || fail "unconfigure"
+
+lvb=32 engine=bakery
+[ "$ME" = 2 ] && lvb=64
+[ "$ME" = 3 ] && engine=central
+printf '%s\n' "node node1 1 10.77.0.1" "node node2 2 10.77.0.2" \
+	"node node3 3 10.77.0.3" \
+	"lockspace agree members=1,2,3 table_size=64 engine=$engine lvb_len=$lvb" \
+	>"$conf"
+"$CONFIGURE" -f "$conf" up || fail "configure agree"
+declare -A want=(
+	[1]="node 2 has lvb_len 64, this node 32|node 3 has engine central, this node bakery"
+	[2]="node 1 has lvb_len 32, this node 64|node 3 has lvb_len 32, this node 64"
+	[3]="node 1 has engine bakery, this node central|node 2 has lvb_len 64, this node 32"
+)
+IFS='|' read -r w1 w2 <<<"${want[$ME]}"
+for ((i = 0; i < 300; i++)); do
+	dmesg | grep -q "lockspace agree: $w1: not taking part" &&
+		dmesg | grep -q "lockspace agree: $w2: not taking part" && break
+	sleep 0.1
+done
+((i < 300)) || fail "agree: not refused with the field named: $(dmesg | grep 'lockspace agree' | tail -n 5)"
+for n in 1 2 3; do
+	[ "$n" = "$ME" ] && continue
+	grep -q "^agree .* $n:ready" $DBG/lockspaces &&
+		fail "agree: node $n differs but is ready: $(grep '^agree' $DBG/lockspaces)"
+done
+echo "node$ME: agree: refused: $w1; $w2"
+barrier rf-agree
+"$CONFIGURE" -f "$conf" down || fail "unconfigure agree"
 rm -f "$conf"
 rdlm_unload
 kmsg_check

@@ -2,6 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Lifecycle under load: lockspaces disabled and the module unloaded while
 # lock traffic is in flight, $ROUNDS times each.
+#  - first, without load and with leases longer than the test: node 1
+#    holds a name homed on node 2 in every lk-* lockspace, node 2 disables
+#    and enables them: node 1 reports each hold lost, since node 2's new
+#    incarnation recovered from the old one at the first contact (before
+#    incarnations node 1 kept the hold and node 2 could grant it again);
 #  - every node runs an EX + LVB counter loop (fault_helper count) in every
 #    lk-* lockspace the whole time; errors are expected while a peer churns;
 #  - node 2 disables and re-enables each lockspace in turn under its own
@@ -9,8 +14,8 @@
 #  - node 2 then stops its own load and, $ROUNDS times, takes everything
 #    down and unloads rdlm while nodes 1 and 3 keep posting verbs and
 #    messages to it, then loads and configures it again;
-#  - afterwards every node takes every name again (bakery and central
-#    lockspaces: see below), rdlm unloads cleanly, and no kernel log on any
+#  - afterwards every node takes every name again in every lockspace,
+#    rdlm unloads cleanly, and no kernel log on any
 #    node shows a connection reset by a remote access error or a protocol
 #    error, nor a warning, oops, KASAN or lockdep report (run it in the
 #    debug kernel: tools/run-tests -d).
@@ -36,6 +41,50 @@ for ls in $LSS; do
 	st "wait $ls 90"
 done
 barrier churn-ready 300
+
+# a home re-created under a holder elsewhere (no lease to end the hold)
+long_leases $LSS
+for ls in $LSS; do
+	st "wait $ls 90"
+done
+barrier churn-long 300
+if [ "$ME" = 1 ]; then
+	holders=
+	for ls in $LSS; do
+		for ((n = 0; n < 64; n++)); do
+			h=$(home_of "$ls" "re-$n") || fail "$ls: no home for re-$n"
+			[ "$h" = 2 ] && break
+		done
+		[ "$h" = 2 ] || fail "$ls: no name homed on node2"
+		"$HELPER" hold "$ls" "re-$n" "$TMP/held.$ls" &
+		holders+=" $!"
+		wait_file "$TMP/held.$ls"
+	done
+fi
+barrier churn-held 300
+if [ "$ME" = 2 ]; then
+	for ls in $LSS; do
+		echo 0 >$CFS/lockspaces/$ls/enable || fail "$ls: disable"
+		echo 1 >$CFS/lockspaces/$ls/enable || fail "$ls: enable"
+	done
+fi
+if [ "$ME" = 1 ]; then
+	for ls in $LSS; do
+		wait_file "$TMP/held.$ls.lost" 60 \
+			"$ls: the hold on node2's old table, lost once node2 re-created it,"
+	done
+	echo "every hold on a re-created home's old table reported lost"
+	kill $holders
+	wait $holders
+fi
+barrier churn-recreated 300
+for ls in $LSS; do
+	ls_set "$ls" lease_us=2000000
+done
+for ls in $LSS; do
+	st "wait $ls 90"
+done
+barrier churn-ready2 300
 
 # load SECS: the counter loop in every lockspace, in the background
 load()
@@ -80,22 +129,17 @@ for ls in $LSS; do
 	echo "wait $ls 120" >$ST 2>/dev/null || fail "$ls: not ready 120 s after the churn"
 done
 barrier churn-settled 300
-# Only the engines whose lock words hold no node's identity are asked
-# again. The queue engines (dqnl, dqnl-sf, ncosed) are not: a lockspace
-# re-enabled under load comes back with request identities its previous
-# incarnation used, and a peer's queue may still point at those (a known
-# gap, for membership and recovery: Documentation/queue-engines.rst).
+# Every lockspace is asked again: a lockspace re-enabled under load comes
+# back as a new incarnation, and its peers recover from the old one
+# (member_down(): the queue engines repair the queues that still pointed
+# at its requests) before they take anything of the new one.
 checked=
 for ls in $LSS; do
-	case $(cat "$CFS/lockspaces/$ls/engine") in
-	bakery | central) ;;
-	*) continue ;;
-	esac
 	"$HELPER" read "$ls" churn- 4 120000 >"$TMP/$ls.read" ||
 		fail "$ls: lock after the churn: $(cat "$TMP/$ls.read")"
 	checked+=" $ls"
 done
-[ -n "$checked" ] || fail "no bakery or central lockspace to check"
+[ -n "$checked" ] || fail "no lockspace to check"
 echo "every name taken again after the churn in:$checked"
 barrier churn-checked 300
 # A lockspace or node going away must not make a peer's verb meet a table

@@ -272,6 +272,23 @@ kill_node()
 	fail "kill_node $1: node$1 still runs after 30 s"
 }
 
+# pause_node N stop|cont: node N's QEMU stops running its CPUs (a VM
+# paused, a machine hung: its memory, clocks and connections as they were),
+# or runs them again (QEMU's stop and cont on its monitor). Returns once the
+# monitor ran it, fails after 30 s.
+pause_node()
+{
+	local i
+
+	cluster_hooks
+	echo "$2" >"$RDLM_OUT/pause.node$1" || fail "pause_node $1 $2"
+	for ((i = 0; i < 300; i++)); do
+		[ -e "$RDLM_OUT/pause.node$1" ] || return 0
+		sleep 0.1
+	done
+	fail "pause_node $1 $2: not done after 30 s"
+}
+
 # boot_node N COMMAND: boot node N again after kill_node, as a machine that
 # was reset; it runs COMMAND (bash, from the top of the repository, with
 # RDLM_BOOT set to its boot count, 2 the first time) instead of the run's
@@ -345,7 +362,7 @@ membership_log()
 membership_start()
 {
 	local repo=${RDLM_REPO:-$(cd ../../.. && pwd)} id=${RDLM_NODE_ID:-1}
-	local i d st nodes quorate logged
+	local i d st nodes quorate
 
 	cluster_hooks
 	for d in /etc/corosync /var/lib/corosync; do
@@ -367,7 +384,16 @@ membership_start()
 	done
 	[ "$nodes" = "${RDLM_NODES:-1}" ] && [ "$quorate" = Yes ] ||
 		fail "corosync: ${nodes:-no} nodes, quorate ${quorate:-?} after 60 s"
-	# the log may hold an earlier test's start: look at what comes now
+	controld_start
+}
+
+# controld_start: rdlm_controld on this node (corosync runs), in the
+# background; returns once it has started
+controld_start()
+{
+	local repo=${RDLM_REPO:-$(cd ../../.. && pwd)} i logged
+
+	# the log may hold an earlier start: look at what comes now
 	logged=$(cat "$(membership_log)" 2>/dev/null | wc -l)
 	"$repo/userspace/rdlm_controld" -f -D </dev/null >>"$(membership_log)" 2>&1 &
 	for ((i = 0; i < 100; i++)); do
