@@ -94,7 +94,7 @@ static void rdlm_ident_fill(struct rdlm_fabric_ls *ls,
 	id->lease_us = cpu_to_le32(ls->lease_us);
 	id->lvb_len = cpu_to_le16(ls->lvb_len);
 	id->atomic_mode = ls->atomic_mode;
-	strncpy(id->engine, ls->engine, sizeof(id->engine));
+	strscpy_pad(id->engine, ls->engine, sizeof(id->engine));
 }
 
 static int rdlm_conn_send_tables(struct rdlm_conn *conn,

@@ -392,7 +392,7 @@ void rdlm_lvb_record_read(struct rdlm_lockspace *ls,
 
 /* membership.c */
 void rdlm_memb_init(struct rdlm_lockspace *ls, u32 grace_ms);
-bool rdlm_memb_restart(struct rdlm_lockspace *ls, u32 idx);
+void rdlm_memb_restart(struct rdlm_lockspace *ls, u32 idx);
 void rdlm_memb_gone(struct rdlm_lockspace *ls, u32 idx);
 void rdlm_memb_orphan(struct rdlm_lockspace *ls);
 void rdlm_memb_stop(struct rdlm_lockspace *ls);

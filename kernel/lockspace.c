@@ -215,6 +215,7 @@ static void rdlm_ls_peer(void *priv, u32 node, bool up)
 	rdlm_ls_unlock(ls);
 }
 
+/* A member re-created the lockspace: the membership work lets it in. */
 static bool rdlm_ls_restart(void *priv, u32 node)
 {
 	struct rdlm_lockspace *ls = priv;
@@ -224,8 +225,10 @@ static bool rdlm_ls_restart(void *priv, u32 node)
 	if (idx == U32_MAX)
 		return true;
 	spin_lock_bh(&ls->lock);
-	if (!ls->dead)
-		admit = rdlm_memb_restart(ls, idx);
+	if (!ls->dead) {
+		rdlm_memb_restart(ls, idx);
+		admit = false;
+	}
 	rdlm_ls_unlock(ls);
 	return admit;
 }

@@ -233,9 +233,8 @@ static void rdlm_memb_work(struct work_struct *work)
  * the group when the kernel lockspace was re-created).
  *
  * Context: softirq, before anything of the new incarnation is taken.
- * Return: false: the new incarnation is not admitted yet.
  */
-bool rdlm_memb_restart(struct rdlm_lockspace *ls, u32 idx)
+void rdlm_memb_restart(struct rdlm_lockspace *ls, u32 idx)
 {
 	lockdep_assert_held(&ls->lock);
 	pr_info("lockspace %s: node %u enabled it again: %s\n", ls->name,
@@ -244,7 +243,6 @@ bool rdlm_memb_restart(struct rdlm_lockspace *ls, u32 idx)
 		"recovering from its old incarnation first");
 	ls->memb_fresh |= BIT_ULL(idx);
 	mod_delayed_work(ls->wq, &ls->memb_work, 0);
-	return false;
 }
 
 /**
