@@ -89,3 +89,15 @@ home_of()
 	rm -f "$TMP/held"
 	[ -n "$home" ] && echo "$home"
 }
+
+# name_homed_on LS NODE PREFIX: a name of LS (PREFIX-N) whose home is NODE
+name_homed_on()
+{
+	local n h
+
+	for ((n = 0; n < 64; n++)); do
+		h=$(home_of "$1" "$3-$n") || fail "$1: no home for $3-$n"
+		[ "$h" = "$2" ] && { echo "$3-$n"; return 0; }
+	done
+	fail "$1: no name homed on node$2"
+}

@@ -51,12 +51,9 @@ barrier churn-long 300
 if [ "$ME" = 1 ]; then
 	holders=
 	for ls in $LSS; do
-		for ((n = 0; n < 64; n++)); do
-			h=$(home_of "$ls" "re-$n") || fail "$ls: no home for re-$n"
-			[ "$h" = 2 ] && break
-		done
-		[ "$h" = 2 ] || fail "$ls: no name homed on node2"
-		"$HELPER" hold "$ls" "re-$n" "$TMP/held.$ls" &
+		name=$(name_homed_on "$ls" 2 re) ||
+			fail "$ls: no name homed on node2"
+		"$HELPER" hold "$ls" "$name" "$TMP/held.$ls" &
 		holders+=" $!"
 		wait_file "$TMP/held.$ls"
 	done

@@ -69,13 +69,10 @@ barrier cut-ready 300
 
 if [ "$ME" = 1 ]; then
 	for ls in $LSS; do
-		for ((n = 0; n < 64; n++)); do
-			h=$(home_of "$ls" "cut-$n") || fail "$ls: no home for cut-$n"
-			[ "$h" = $HOME_NODE ] && break
-		done
-		[ "$h" = $HOME_NODE ] || fail "$ls: no name homed on node$HOME_NODE"
-		echo "cut-$n" >"$RDLM_OUT/cut.$ls.name"
-		"$HELPER" hold "$ls" "cut-$n" "$TMP/held.$ls" &
+		name=$(name_homed_on "$ls" $HOME_NODE cut) ||
+			fail "$ls: no name homed on node$HOME_NODE"
+		echo "$name" >"$RDLM_OUT/cut.$ls.name"
+		"$HELPER" hold "$ls" "$name" "$TMP/held.$ls" &
 		wait_file "$TMP/held.$ls"
 	done
 	echo "node1 holds a name homed on node$HOME_NODE in every lockspace"

@@ -281,7 +281,10 @@ pause_node()
 	local i
 
 	cluster_hooks
-	echo "$2" >"$RDLM_OUT/pause.node$1" || fail "pause_node $1 $2"
+	# whole or not at all: the harness reads it as soon as it exists
+	echo "$2" >"$RDLM_OUT/pause.node$1.tmp" &&
+		mv "$RDLM_OUT/pause.node$1.tmp" "$RDLM_OUT/pause.node$1" ||
+		fail "pause_node $1 $2"
 	for ((i = 0; i < 300; i++)); do
 		[ -e "$RDLM_OUT/pause.node$1" ] || return 0
 		sleep 0.1

@@ -15,11 +15,12 @@
 #    at once (fault_helper's critical sections, RDLM_CS_DIR);
 #  - the heal: node 3's rdlm_controld restarts its lockspaces, they join
 #    again, every node reports 1 2 3 and locks the name;
-#  - node 3 holds the names again, node 1 waits; node 3's rdlm_controld is
-#    killed (SIGKILL): node 3's lockspaces stop and report the holds lost
-#    at once, nodes 1 and 2 report 1 2 and node 1 is granted the names,
-#    never while node 3 is inside; started again, rdlm_controld restarts
-#    node 3's lockspaces, every node reports 1 2 3 and locks the names;
+#  - node 3 holds the names again, node 1 waits; node 3 is cut off and
+#    its rdlm_controld killed (SIGKILL): node 3's lockspaces stop and
+#    report the holds lost at once, nodes 1 and 2 report 1 2 and node 1 is
+#    granted the names, never while node 3 is inside; healed and started
+#    again, rdlm_controld restarts node 3's lockspaces, every node reports
+#    1 2 3 and locks the names;
 #  - node 3 holds the names again and its VM is paused past the token and
 #    the grace: node 1 is granted them; resumed, node 3 reports its holds
 #    lost (the time it took is the grace mode's window), restarts its
@@ -129,6 +130,87 @@ settled()
 	fail "$1: not running with every table known after 120 s: $(cat "$CFS/lockspaces/$1/membership")"
 }
 
+# rejoined WHAT TAG: every node reports 1 2 3 (within 120 s) and every
+# lockspace settles, then every node locks every name again
+rejoined()
+{
+	local ls
+
+	MEMBERSHIP_WAIT_S=120 all_report "$1" 1 1 2 3
+	for ls in $LSS; do
+		settled "$ls"
+	done
+	barrier "memb-back-$2" 300
+	for ls in $LSS; do
+		"$HELPER" wait "$ls" "$(cat "$RDLM_OUT/memb.$ls.name")" 60000 \
+			>"$TMP/again" || fail "$ls: after $1: $(cat "$TMP/again")"
+	done
+	barrier "memb-locked-$2" 300
+}
+
+# hold_names FILE [ENV...]: node 3 holds every lockspace's name in EX
+# (fault_helper hold with the environment ENV, FILE.LS created when held,
+# FILE.LS.lost when the hold is lost); their pids in $holders
+hold_names()
+{
+	local file=$1 ls
+
+	shift
+	holders=
+	for ls in $LSS; do
+		rm -f "$file.$ls" "$file.$ls.lost"
+		env "$@" "$HELPER" hold "$ls" "$(cat "$RDLM_OUT/memb.$ls.name")" \
+			"$file.$ls" &
+		holders+=" $!"
+		wait_file "$file.$ls"
+	done
+}
+
+# lost_names WHY: node 3's holds of hold_names "$TMP/held" are reported
+# lost and its lockspaces stopped (WHY: after what, for the messages); then
+# the holders let go, so that the lockspaces can restart
+lost_names()
+{
+	local ls
+
+	for ls in $LSS; do
+		wait_file "$TMP/held.$ls.lost"
+		echo "$ls: hold reported lost $(($(now_ms) - T0)) ms after $1"
+		grep -q "^state stopped" "$CFS/lockspaces/$ls/membership" ||
+			fail "$ls: not stopped after $1: $(cat "$CFS/lockspaces/$ls/membership")"
+	done
+	kill $holders
+	wait $holders
+}
+
+# wait_names OUT [ENV...]: node 1 asks for every lockspace's name (120 s at
+# most), output in OUT.LS; the pids in ${waiter[LS]}
+declare -A waiter
+wait_names()
+{
+	local out=$1 ls
+
+	shift
+	for ls in $LSS; do
+		env "$@" "$HELPER" wait "$ls" "$(cat "$RDLM_OUT/memb.$ls.name")" \
+			120000 >"$out.$ls" &
+		waiter[$ls]=$!
+	done
+}
+
+# granted_names OUT WHAT: node 1's waiters of wait_names OUT were granted
+# (WHAT: after what, for the messages)
+granted_names()
+{
+	local ls
+
+	for ls in $LSS; do
+		wait ${waiter[$ls]} ||
+			fail "$ls: node3's lock not recovered: $(cat "$1.$ls")"
+		echo "$ls: node3's lock granted to node1 $(($(now_ms) - T0)) ms after $2 ($(cat "$1.$ls"))"
+	done
+}
+
 rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
@@ -176,32 +258,15 @@ for ls in $LSS; do
 done
 if [ "$ME" = 1 ]; then
 	for ls in $LSS; do
-		for ((n = 0; n < 64; n++)); do
-			h=$(home_of "$ls" "part-$n") || fail "$ls: no home for part-$n"
-			[ "$h" = 1 ] && break
-		done
-		[ "$h" = 1 ] || fail "$ls: no name homed on node1"
-		echo "part-$n" >"$RDLM_OUT/memb.$ls.name"
+		name_homed_on "$ls" 1 part >"$RDLM_OUT/memb.$ls.name" ||
+			fail "$ls: no name homed on node1"
 	done
 fi
 barrier memb-names 300
-if [ "$ME" = 3 ]; then
-	holders=
-	for ls in $LSS; do
-		"$HELPER" hold "$ls" "$(cat "$RDLM_OUT/memb.$ls.name")" \
-			"$TMP/held.$ls" &
-		holders+=" $!"
-		wait_file "$TMP/held.$ls"
-	done
-fi
+[ "$ME" = 3 ] && hold_names "$TMP/held"
 barrier memb-held 300
 if [ "$ME" = 1 ]; then
-	declare -A waiter
-	for ls in $LSS; do
-		"$HELPER" wait "$ls" "$(cat "$RDLM_OUT/memb.$ls.name")" 120000 \
-			>"$TMP/wait.$ls" &
-		waiter[$ls]=$!
-	done
+	wait_names "$TMP/wait"
 	sleep 5		# queued behind node 3
 	hub_cut 1 3
 	hub_cut 2 3
@@ -212,25 +277,11 @@ else
 fi
 if [ "$ME" = 3 ]; then
 	all_report "cut 3|12" 0 3
-	for ls in $LSS; do
-		wait_file "$TMP/held.$ls.lost"
-		echo "$ls: hold reported lost after $(($(now_ms) - T0)) ms"
-		grep -q "^state stopped" "$CFS/lockspaces/$ls/membership" ||
-			fail "$ls: not stopped without quorum: $(cat "$CFS/lockspaces/$ls/membership")"
-	done
-	# their lockspaces restart once quorate again: let go of lost locks
-	kill $holders
-	wait $holders
+	lost_names "the cut (quorum lost)"
 else
 	all_report "cut 3|12" 1 1 2
 fi
-if [ "$ME" = 1 ]; then
-	for ls in $LSS; do
-		wait ${waiter[$ls]} ||
-			fail "$ls: node3's lock not recovered: $(cat "$TMP/wait.$ls")"
-		echo "$ls: node3's lock granted to node1 $(($(now_ms) - T0)) ms after the cut ($(cat "$TMP/wait.$ls"))"
-	done
-fi
+[ "$ME" = 1 ] && granted_names "$TMP/wait" "the cut"
 barrier memb-after-cut 300
 
 if [ "$ME" = 1 ]; then
@@ -240,67 +291,39 @@ if [ "$ME" = 1 ]; then
 else
 	wait_notice healed
 fi
-MEMBERSHIP_WAIT_S=120 all_report "heal" 1 1 2 3
-for ls in $LSS; do
-	st "wait $ls 90"
-done
-barrier memb-healed 300
-for ls in $LSS; do
-	"$HELPER" wait "$ls" "$(cat "$RDLM_OUT/memb.$ls.name")" 60000 \
-		>"$TMP/again" || fail "$ls: after the heal: $(cat "$TMP/again")"
-done
-barrier memb-done 300
+rejoined "heal" heal
 
-# rdlm_controld killed on node 3 while it holds the names node 1 waits for:
-# its managed lockspaces stop at once (the file it held on /dev/rdlm
-# closed), so their holds are lost before nodes 1 and 2, which see it
-# leave every group, recover from it after the grace; started again, it
-# restarts them and they rejoin.
-if [ "$ME" = 3 ]; then
-	holders=
-	for ls in $LSS; do
-		rm -f "$TMP/held.$ls" "$TMP/held.$ls.lost"
-		"$HELPER" hold "$ls" "$(cat "$RDLM_OUT/memb.$ls.name")" \
-			"$TMP/held.$ls" &
-		holders+=" $!"
-		wait_file "$TMP/held.$ls"
-	done
-fi
+# rdlm_controld killed on node 3 while it holds the names node 1 waits for,
+# with node 3 cut off, so that nothing but its own kernel can tell it:
+# its managed lockspaces stop at once (the file the daemon held on
+# /dev/rdlm closed), so their holds are lost before nodes 1 and 2, which
+# see it leave, recover from it after the grace; healed and started again,
+# rdlm_controld restarts them and they rejoin.
+[ "$ME" = 3 ] && hold_names "$TMP/held"
 barrier memb-held2 300
-if [ "$ME" = 1 ]; then
-	declare -A waiter
-	for ls in $LSS; do
-		"$HELPER" wait "$ls" "$(cat "$RDLM_OUT/memb.$ls.name")" 120000 \
-			>"$TMP/wait2.$ls" &
-		waiter[$ls]=$!
-	done
-fi
+[ "$ME" = 1 ] && wait_names "$TMP/wait2"
 barrier memb-waiting 300
+if [ "$ME" = 1 ]; then
+	hub_cut 1 3
+	hub_cut 2 3
+	: >"$RDLM_OUT/memb.cut2"
+fi
 if [ "$ME" = 3 ]; then
+	wait_notice cut2
 	pid=$(cat $MEMB_CONTROLD_PID)
 	kill -KILL "$pid"
 	T0=$(now_ms)
 	: >"$RDLM_OUT/memb.controld-killed"
 	wait "$pid" 2>/dev/null
 	rm -f $MEMB_CONTROLD_PID
-	for ls in $LSS; do
-		wait_file "$TMP/held.$ls.lost"
-		echo "$ls: hold reported lost $(($(now_ms) - T0)) ms after rdlm_controld's SIGKILL"
-		grep -q "^state stopped" "$CFS/lockspaces/$ls/membership" ||
-			fail "$ls: not stopped without rdlm_controld: $(cat "$CFS/lockspaces/$ls/membership")"
-	done
-	kill $holders
-	wait $holders
+	lost_names "rdlm_controld's SIGKILL"
 else
 	wait_notice controld-killed
-	all_report "node3's rdlm_controld killed" 1 1 2
+	all_report "node3 cut off, its rdlm_controld killed" 1 1 2
 fi
 if [ "$ME" = 1 ]; then
-	for ls in $LSS; do
-		wait ${waiter[$ls]} ||
-			fail "$ls: node3's lock not recovered: $(cat "$TMP/wait2.$ls")"
-		echo "$ls: granted to node1 $(($(now_ms) - T0)) ms after node3's rdlm_controld was killed ($(cat "$TMP/wait2.$ls"))"
-	done
+	granted_names "$TMP/wait2" "node3's rdlm_controld was killed"
+	hub_heal
 fi
 barrier memb-regranted 300
 if [ "$ME" = 3 ]; then
@@ -311,16 +334,7 @@ else
 	wait_notice controld-back
 fi
 # it restarts the stopped lockspaces (new incarnations) and joins again
-MEMBERSHIP_WAIT_S=120 all_report "node3's rdlm_controld started again" 1 1 2 3
-for ls in $LSS; do
-	settled "$ls"
-done
-barrier memb-controld-back 300
-for ls in $LSS; do
-	"$HELPER" wait "$ls" "$(cat "$RDLM_OUT/memb.$ls.name")" 60000 \
-		>"$TMP/again" || fail "$ls: after rdlm_controld's restart: $(cat "$TMP/again")"
-done
-barrier memb-controld-done 300
+rejoined "node3's rdlm_controld started again" controld
 
 # node 3's VM paused (QEMU stop) while it holds the names node 1 waits for,
 # past corosync's token and the grace: nodes 1 and 2 see it depart and
@@ -330,27 +344,9 @@ barrier memb-controld-done 300
 # loss) and reports every hold lost. Until then its holders still believe
 # they hold: that window is printed, it is the risk grace mode takes
 # (membership.rst); the critical-section check stays off for these names.
-if [ "$ME" = 3 ]; then
-	holders=
-	for ls in $LSS; do
-		rm -f "$RDLM_OUT/memb.paused.$ls" "$RDLM_OUT/memb.paused.$ls.lost"
-		env -u RDLM_CS_DIR "$HELPER" hold "$ls" \
-			"$(cat "$RDLM_OUT/memb.$ls.name")" \
-			"$RDLM_OUT/memb.paused.$ls" &
-		holders+=" $!"
-		wait_file "$RDLM_OUT/memb.paused.$ls"
-	done
-fi
+[ "$ME" = 3 ] && hold_names "$RDLM_OUT/memb.paused" -u RDLM_CS_DIR
 barrier memb-held3 300
-if [ "$ME" = 1 ]; then
-	declare -A waiter
-	for ls in $LSS; do
-		env -u RDLM_CS_DIR "$HELPER" wait "$ls" \
-			"$(cat "$RDLM_OUT/memb.$ls.name")" 120000 \
-			>"$TMP/wait3.$ls" &
-		waiter[$ls]=$!
-	done
-fi
+[ "$ME" = 1 ] && wait_names "$TMP/wait3" -u RDLM_CS_DIR
 barrier memb-waiting3 300
 NODES=2		# node 3 takes no barrier while it is paused
 if [ "$ME" = 1 ]; then
@@ -397,16 +393,7 @@ NODES=3
 barrier memb-resumed 300
 # fenced as the incarnation that departed, node 3 restarted its lockspaces
 # (more than once when its corosync reports the lost quorum late)
-MEMBERSHIP_WAIT_S=120 all_report "node3 resumed" 1 1 2 3
-for ls in $LSS; do
-	settled "$ls"
-done
-barrier memb-back3 300
-for ls in $LSS; do
-	"$HELPER" wait "$ls" "$(cat "$RDLM_OUT/memb.$ls.name")" 60000 \
-		>"$TMP/again" || fail "$ls: after the pause: $(cat "$TMP/again")"
-done
-barrier memb-pause-done 300
+rejoined "node3 resumed" pause
 
 if [ "$ME" = 1 ]; then
 	expect_fail "another rdlm_controld" "$REPO/userspace/rdlm_controld" -f

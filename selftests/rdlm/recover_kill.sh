@@ -56,18 +56,6 @@ kill_cleanup()
 }
 trap kill_cleanup EXIT
 
-# name_homed_on LS NODE PREFIX: a name of LS whose home is NODE
-name_homed_on()
-{
-	local n h
-
-	for ((n = 0; n < 64; n++)); do
-		h=$(home_of "$1" "$3-$n") || fail "$1: no home for $3-$n"
-		[ "$h" = "$2" ] && { echo "$3-$n"; return 0; }
-	done
-	fail "$1: no name homed on node$2"
-}
-
 # rk_up: load, configure and join the membership
 rk_up()
 {
