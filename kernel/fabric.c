@@ -1096,6 +1096,12 @@ bool rdlm_fabric_ls_ready(struct rdlm_fabric_ls *ls, u32 node)
 	return m && READ_ONCE(m->remote.ready);
 }
 
+/* Does @m still present the incarnation fencing declared gone? ls->lock */
+static bool rdlm_member_stale(const struct rdlm_member *m)
+{
+	return m->gone && m->inc == m->gone;
+}
+
 /**
  * rdlm_fabric_ls_fence() - cut a member off a lockspace, or let it back
  * @ls: lockspace
@@ -1128,7 +1134,7 @@ int rdlm_fabric_ls_fence(struct rdlm_fabric_ls *ls, u32 node, bool fence)
 	spin_lock_bh(&ls->lock);
 	if (fence && m->admitted)
 		m->gone = m->admitted;
-	if (!fence && m->gone && m->inc == m->gone)
+	if (!fence && rdlm_member_stale(m))
 		ret = -ESTALE;
 	else
 		WRITE_ONCE(m->fenced, fence);
@@ -1193,7 +1199,7 @@ bool rdlm_fabric_ls_stale(struct rdlm_fabric_ls *ls, u32 node)
 	if (!m)
 		return false;
 	spin_lock_bh(&ls->lock);
-	stale = m->gone && m->inc == m->gone;
+	stale = rdlm_member_stale(m);
 	spin_unlock_bh(&ls->lock);
 	return stale;
 }
