@@ -278,18 +278,7 @@ kill_node()
 # monitor ran it, fails after 30 s.
 pause_node()
 {
-	local i
-
-	cluster_hooks
-	# whole or not at all: the harness reads it as soon as it exists
-	echo "$2" >"$RDLM_OUT/pause.node$1.tmp" &&
-		mv "$RDLM_OUT/pause.node$1.tmp" "$RDLM_OUT/pause.node$1" ||
-		fail "pause_node $1 $2"
-	for ((i = 0; i < 300; i++)); do
-		[ -e "$RDLM_OUT/pause.node$1" ] || return 0
-		sleep 0.1
-	done
-	fail "pause_node $1 $2: not done after 30 s"
+	hook_request "pause.node$1" "$2" "pause_node $1 $2"
 }
 
 # boot_node N COMMAND: boot node N again after kill_node, as a machine that
@@ -299,17 +288,25 @@ pause_node()
 # Returns once the request is taken, fails after 30 s.
 boot_node()
 {
+	hook_request "boot.node$1" "$2" "boot_node $1"
+}
+
+# hook_request FILE TEXT WHAT: hand tools/cluster/run the request FILE in
+# $RDLM_OUT, whole (written aside, then moved: the harness reads it as soon
+# as it exists), and wait until it took it (removed the file); fails after
+# 30 s, naming WHAT
+hook_request()
+{
 	local i
 
 	cluster_hooks
-	printf '%s\n' "$2" >"$RDLM_OUT/boot.node$1.tmp" &&
-		mv "$RDLM_OUT/boot.node$1.tmp" "$RDLM_OUT/boot.node$1" ||
-		fail "boot_node $1"
+	printf '%s\n' "$2" >"$RDLM_OUT/$1.tmp" &&
+		mv "$RDLM_OUT/$1.tmp" "$RDLM_OUT/$1" || fail "$3"
 	for ((i = 0; i < 300; i++)); do
-		[ -e "$RDLM_OUT/boot.node$1" ] || return 0
+		[ -e "$RDLM_OUT/$1" ] || return 0
 		sleep 0.1
 	done
-	fail "boot_node $1: request not taken in 30 s"
+	fail "$3: request not taken in 30 s"
 }
 
 # link_carrier down|up: pull this node's cable or plug it back (the test
