@@ -36,8 +36,14 @@
  *				by message
  *		uid, gid, mode	who may join through /dev/rdlm (default
  *				root:root 0600)
- *		recovery_grace_ms	wait after a member departed before
- *				its locks are recovered (default 5000)
+ *		fencing		1 (default): a departed member's locks are
+ *				recovered only once its fencing is
+ *				acknowledged (fence_ack); 0: after the
+ *				recovery grace, trusting that a node cut off
+ *				learns it within the grace
+ *		recovery_grace_ms	with fencing 0: wait after a member
+ *				departed before its locks are recovered
+ *				(default 5000)
  *		enable		1 brings the lockspace up, 0 takes it down
  *		membership	while enabled: the cluster's agreed membership,
  *				"EPOCH QUORATE NODEID..." (rdlm_controld)
@@ -112,6 +118,7 @@ struct rdlm_cfg_ls {
 	u32 gid;
 	u32 mode;
 	u32 recovery_grace_ms;
+	u32 fencing;
 	struct rdlm_fabric_ls *fls;	/* non-NULL while enabled */
 	struct rdlm_lockspace *lm;	/* its lock manager, while enabled */
 	struct rdlm_node *pinned[RDLM_MAX_MEMBERS + 1];
@@ -494,6 +501,7 @@ RDLM_LS_U32_ATTR(max_lvbs, 1, 1U << 24)
 RDLM_LS_U32_ATTR(lvb_len, 16, RDLM_LVB_MAX)
 RDLM_LS_U32_ATTR(lvb_read, 0, 1)
 RDLM_LS_U32_ATTR(recovery_grace_ms, 0, 3600000)
+RDLM_LS_U32_ATTR(fencing, 0, 1)
 RDLM_LS_U32_ATTR(uid, 0, U32_MAX - 1)
 RDLM_LS_U32_ATTR(gid, 0, U32_MAX - 1)
 CONFIGFS_ATTR(rdlm_cfg_ls_, table_size);
@@ -513,6 +521,7 @@ CONFIGFS_ATTR(rdlm_cfg_ls_, max_lvbs);
 CONFIGFS_ATTR(rdlm_cfg_ls_, lvb_len);
 CONFIGFS_ATTR(rdlm_cfg_ls_, lvb_read);
 CONFIGFS_ATTR(rdlm_cfg_ls_, recovery_grace_ms);
+CONFIGFS_ATTR(rdlm_cfg_ls_, fencing);
 CONFIGFS_ATTR(rdlm_cfg_ls_, uid);
 CONFIGFS_ATTR(rdlm_cfg_ls_, gid);
 
@@ -706,6 +715,7 @@ static int rdlm_cfg_ls_enable_lm(struct rdlm_cfg_ls *ls, u32 local)
 	lc->lvb_len = ls->lvb_len;
 	lc->lvb_read = ls->lvb_read;
 	lc->recovery_grace_ms = ls->recovery_grace_ms;
+	lc->fencing = ls->fencing;
 	lc->managed = !ls->kernel_made;
 	lc->uid = make_kuid(&init_user_ns, ls->uid);
 	lc->gid = make_kgid(&init_user_ns, ls->gid);
@@ -943,6 +953,7 @@ static struct configfs_attribute *rdlm_cfg_ls_attrs[] = {
 	&rdlm_cfg_ls_attr_lvb_len,
 	&rdlm_cfg_ls_attr_lvb_read,
 	&rdlm_cfg_ls_attr_recovery_grace_ms,
+	&rdlm_cfg_ls_attr_fencing,
 	&rdlm_cfg_ls_attr_uid,
 	&rdlm_cfg_ls_attr_gid,
 	&rdlm_cfg_ls_attr_mode,
@@ -997,6 +1008,7 @@ static struct config_item *rdlm_lockspaces_make_item(struct config_group *group,
 	ls->lvb_len = 32;
 	ls->lvb_read = 1;
 	ls->recovery_grace_ms = 5000;
+	ls->fencing = 1;
 	ls->mode = 0600;
 	config_item_init_type_name(&ls->item, name, &rdlm_cfg_ls_type);
 	return &ls->item;
@@ -1065,6 +1077,7 @@ static void rdlm_cfg_ls_copy(struct rdlm_cfg_ls *to,
 	to->gid = from->gid;
 	to->mode = from->mode;
 	to->recovery_grace_ms = from->recovery_grace_ms;
+	to->fencing = from->fencing;
 }
 
 static struct rdlm_cfg_ls *rdlm_kernel_ls_by_name(const char *name)

@@ -258,6 +258,7 @@ struct rdlm_lockspace {
 	bool memb_gone;			/* a peer fenced ours (ls->lock) */
 	unsigned long memb_due[RDLM_MAX_MEMBERS];	/* jiffies: grace ends */
 	u32 memb_grace_ms;
+	bool memb_fencing;		/* no grace: recovery at fence_ack */
 	u32 memb_recoveries;
 	struct delayed_work memb_work;	/* recovery when a grace ends */
 	struct list_head watchers;	/* &struct rdlm_watch */
@@ -391,7 +392,7 @@ void rdlm_lvb_record_read(struct rdlm_lockspace *ls,
 			  const struct rdlm_cqe *cqe);
 
 /* membership.c */
-void rdlm_memb_init(struct rdlm_lockspace *ls, u32 grace_ms);
+void rdlm_memb_init(struct rdlm_lockspace *ls, u32 grace_ms, bool fencing);
 void rdlm_memb_restart(struct rdlm_lockspace *ls, u32 idx);
 void rdlm_memb_gone(struct rdlm_lockspace *ls, u32 idx);
 void rdlm_memb_orphan(struct rdlm_lockspace *ls);

@@ -448,7 +448,7 @@ int rdlm_lockspace_create(const struct rdlm_lockspace_cfg *cfg,
 	ls->home_timer.function = rdlm_ls_home_timer;
 	hrtimer_init(&ls->cache_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
 	ls->cache_timer.function = rdlm_ls_cache_timer;
-	rdlm_memb_init(ls, cfg->recovery_grace_ms);
+	rdlm_memb_init(ls, cfg->recovery_grace_ms, cfg->fencing);
 	rdlm_rehome_init(ls);
 
 	rdlm_plock_init(ls);

@@ -13,8 +13,11 @@
  * departed. It is fenced out of the lockspace at once (every connection
  * with it is reset and it gets no table again: nothing it sends lands any
  * more), and recovered from once it can no longer believe it holds a lock:
- * after the lockspace's recovery grace, or earlier when an administrator
- * acknowledges its fencing (configfs "fence_ack", rdlmctl fence-ack).
+ * when its fencing is acknowledged (configfs "fence_ack": rdlm_controld
+ * after its fence agent switched the node off, or an administrator with
+ * rdlmctl fence-ack), or when it shows a new incarnation of the lockspace.
+ * A lockspace with "fencing" 0 does not wait for that: it recovers after
+ * its recovery grace, trusting the node to learn its departure within it.
  * Recovery is the engine's member_down() (it removes the departed node
  * from the queues and grants behind it) and the lock manager's (its LVB
  * writes become invalid). The names it was home of get new homes among
@@ -102,6 +105,8 @@ static void rdlm_memb_recover_due(struct rdlm_lockspace *ls, u64 force)
 	for (i = 0; i < ls->nr_members; i++) {
 		if (!(ls->memb_pending & BIT_ULL(i)))
 			continue;
+		if (!(force & BIT_ULL(i)) && ls->memb_fencing)
+			continue;	/* until its fencing is acknowledged */
 		if (!(force & BIT_ULL(i)) &&
 		    time_before(jiffies, ls->memb_due[i])) {
 			if (!rearm || time_before(ls->memb_due[i], next))
@@ -357,9 +362,13 @@ int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf)
 	for (i = 0; i < ls->nr_members; i++) {
 		bit = BIT_ULL(i);
 		if (departed & bit) {
-			pr_info("lockspace %s: node %u departed (epoch %u), recovery in %u ms\n",
-				ls->name, ls->members[i], epoch,
-				ls->memb_grace_ms);
+			if (ls->memb_fencing)
+				pr_info("lockspace %s: node %u departed (epoch %u), recovery once it is fenced\n",
+					ls->name, ls->members[i], epoch);
+			else
+				pr_info("lockspace %s: node %u departed (epoch %u), recovery in %u ms\n",
+					ls->name, ls->members[i], epoch,
+					ls->memb_grace_ms);
 			rdlm_fabric_ls_fence(ls->fls, ls->members[i], true);
 			/*
 			 * Before any of its locks goes to another node, here
@@ -468,7 +477,8 @@ static void rdlm_memb_print_set(struct rdlm_lockspace *ls, char *buf,
  * configured member while the membership is static), then one line each:
  * "state static|running|stopped", "departed NODEID..." (fenced, until
  * they rejoin), "recovering NODEID..." (waiting for the grace or a fence
- * acknowledgment), "recoveries N", "homes NODEID..." (the nodes names
+ * acknowledgment), "fencing NODEID..." (those of them that wait for the
+ * acknowledgment: rdlm_controld fences them), "recoveries N", "homes NODEID..." (the nodes names
  * hash to), "rehoming frozen|done" (names that moved wait for every
  * member to reclaim them), "rehomed N" (moves completed), "incarnation X"
  * (this enable of the lockspace, 16 hex digits: rdlm_controld tells a
@@ -493,6 +503,8 @@ int rdlm_lockspace_show_membership(struct rdlm_lockspace *ls, char *buf,
 	rdlm_memb_print_set(ls, buf, size, &n, "departed", ls->memb_departed);
 	rdlm_memb_print_set(ls, buf, size, &n, "recovering",
 			    ls->memb_pending);
+	rdlm_memb_print_set(ls, buf, size, &n, "fencing",
+			    ls->memb_fencing ? ls->memb_pending : 0);
 	n += scnprintf(buf + n, size - n, "recoveries %u\n",
 		       ls->memb_recoveries);
 	spin_lock_bh(&ls->lock);
@@ -551,14 +563,16 @@ EXPORT_SYMBOL_GPL(rdlm_lockspace_unwatch);
 /**
  * rdlm_memb_init() - set up a new lockspace's membership: static
  * @ls: lockspace being created
- * @grace_ms: recovery grace
+ * @grace_ms: recovery grace, without @fencing
+ * @fencing: recover from a departed member only at its fence_ack
  */
-void rdlm_memb_init(struct rdlm_lockspace *ls, u32 grace_ms)
+void rdlm_memb_init(struct rdlm_lockspace *ls, u32 grace_ms, bool fencing)
 {
 	mutex_init(&ls->memb_mutex);
 	INIT_LIST_HEAD(&ls->watchers);
 	INIT_DELAYED_WORK(&ls->memb_work, rdlm_memb_work);
 	ls->memb_grace_ms = grace_ms;
+	ls->memb_fencing = fencing;
 }
 
 /**

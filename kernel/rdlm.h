@@ -137,7 +137,10 @@ struct rdlm_lockspace_stats {
  * @gid: group
  * @mode: permission bits (rw for owner, group, others) to join
  * @recovery_grace_ms: how long after a member departed the others wait
- *	before they recover from it (Documentation/membership.rst)
+ *	before they recover from it, without @fencing
+ * @fencing: a departed member is recovered from only once its fencing is
+ *	acknowledged (fence_ack: rdlm_controld runs the fence agent), not
+ *	after @recovery_grace_ms (Documentation/membership.rst)
  * @managed: configfs lockspace, whose membership rdlm_controld writes if
  *	it runs: enabled while it runs, it grants nothing before its first
  *	membership (a kernel caller's lockspace is not: false)
@@ -161,6 +164,7 @@ struct rdlm_lockspace_cfg {
 	kgid_t gid;
 	umode_t mode;
 	u32 recovery_grace_ms;
+	bool fencing;
 	bool managed;
 };
 

@@ -20,6 +20,12 @@
  * The daemon ties the managed lockspaces to its life (RDLM_IOC_CONTROLD on
  * /dev/rdlm): when it exits or dies, nothing would tell them the others
  * moved on, so the kernel stops them. It writes no membership until then.
+ *
+ * A departed node's locks go to others only once it is fenced: the kernel
+ * lists it under "fencing" in the membership file until then, and this
+ * daemon runs the fence agents configured for it (fence-agents convention,
+ * arguments on stdin, action=off), retrying until one succeeds, and then
+ * writes its id to the lockspaces' fence_ack.
  */
 #define _GNU_SOURCE	/* ppoll */
 #include <dirent.h>
@@ -62,6 +68,13 @@
 #define JOIN_WARN	10	/* scans of TRY_AGAIN before we say so */
 #define STALE_WARN_S	5	/* a change waiting this long for quorum */
 #define INC_LEN		24	/* a kernel lockspace's incarnation, as text */
+#define CONF_FILE	"/etc/rdlm/rdlm_controld.conf"
+#define MAX_DEVICES	16
+#define MAX_CONNECTS	256
+#define MAX_ARGS	16	/* key=value arguments of a device or connect */
+#define MAX_VICTIMS	64	/* a lockspace's members at most */
+#define FENCE_RETRY_S	5	/* after every device of a node failed */
+#define FENCE_TIMEOUT_S	300	/* an agent running longer is killed */
 
 static const char *prog = "rdlm_controld";
 
@@ -110,6 +123,39 @@ static int dev_fd = -1;		/* /dev/rdlm, RDLM_IOC_CONTROLD */
 static uint32_t our_nodeid;
 static const char *exclude[MAX_EXCLUDE];
 static unsigned int nexclude;
+
+/* fence devices and how nodes connect to them, from the configuration */
+struct fence_device {
+	char *name;
+	char *agent;
+	char *args[MAX_ARGS];
+	unsigned int nargs;
+};
+
+struct fence_connect {
+	unsigned int device;
+	uint32_t node;
+	char *args[MAX_ARGS];
+	unsigned int nargs;
+};
+
+/* a departed node some lockspace waits to see fenced */
+struct victim {
+	uint32_t node;
+	bool fenced;		/* an agent succeeded */
+	bool none_logged;	/* no device configured: said once */
+	pid_t pid;		/* the agent running, 0 if none */
+	unsigned int next;	/* index in connects[] to try next */
+	time_t started;
+	time_t next_try;
+};
+
+static struct fence_device devices[MAX_DEVICES];
+static unsigned int ndevices;
+static struct fence_connect connects[MAX_CONNECTS];
+static unsigned int nconnects;
+static struct victim victims[MAX_VICTIMS];
+static unsigned int nvictims;
 /* set only inside ppoll(), a call: no volatile needed to see it after */
 static sig_atomic_t stop_signal;
 
@@ -695,6 +741,329 @@ static void ls_check_kernel(struct ls *ls)
 	}
 }
 
+/* ---- fencing ---- */
+
+/* One configuration line's key=value words into @args; false if malformed. */
+static bool conf_args(char **words, unsigned int nwords, char **args,
+		      unsigned int *nargs, const char *file, unsigned int line)
+{
+	unsigned int i;
+
+	*nargs = 0;
+	for (i = 0; i < nwords; i++) {
+		if (!strchr(words[i], '=') || words[i][0] == '=' ||
+		    *nargs == MAX_ARGS) {
+			fprintf(stderr, "%s: %s:%u: \"%s\": want key=value (at most %u)\n",
+				prog, file, line, words[i], MAX_ARGS);
+			return false;
+		}
+		args[(*nargs)++] = strdup(words[i]);
+	}
+	return true;
+}
+
+/*
+ * The configuration, as dlm.conf's fencing lines:
+ *
+ *	device NAME AGENT [KEY=VALUE...]
+ *	connect NAME node=NODEID [KEY=VALUE...]
+ *
+ * A node's devices are tried in the order of its connect lines. A missing
+ * default file means no fence device (@must: the file was named).
+ */
+static bool conf_load(const char *file, bool must)
+{
+	char buf[4096], *words[2 + MAX_ARGS + 1], *p, *tok;
+	unsigned int line = 0, n, i;
+	unsigned long node;
+	FILE *f;
+
+	f = fopen(file, "r");
+	if (!f) {
+		if (!must && errno == ENOENT)
+			return true;
+		fprintf(stderr, "%s: %s: %s\n", prog, file, strerror(errno));
+		return false;
+	}
+	while (fgets(buf, sizeof(buf), f)) {
+		line++;
+		p = strchr(buf, '#');
+		if (p)
+			*p = '\0';
+		n = 0;
+		for (p = buf; (tok = strsep(&p, " \t\n"));)
+			if (*tok && n < sizeof(words) / sizeof(words[0]))
+				words[n++] = tok;
+		if (!n)
+			continue;
+		if (!strcmp(words[0], "device") && n >= 3 &&
+		    ndevices < MAX_DEVICES) {
+			struct fence_device *d = &devices[ndevices];
+
+			if (words[2][0] != '/') {
+				fprintf(stderr, "%s: %s:%u: the agent must be an absolute path\n",
+					prog, file, line);
+				goto bad;
+			}
+			d->name = strdup(words[1]);
+			d->agent = strdup(words[2]);
+			if (!conf_args(words + 3, n - 3, d->args, &d->nargs,
+				       file, line))
+				goto bad;
+			ndevices++;
+			continue;
+		}
+		if (!strcmp(words[0], "connect") && n >= 3 &&
+		    nconnects < MAX_CONNECTS &&
+		    !strncmp(words[2], "node=", 5)) {
+			struct fence_connect *c = &connects[nconnects];
+
+			for (i = 0; i < ndevices; i++)
+				if (!strcmp(devices[i].name, words[1]))
+					break;
+			node = strtoul(words[2] + 5, &p, 10);
+			if (i == ndevices || *p || !node || node >= UINT32_MAX) {
+				fprintf(stderr, "%s: %s:%u: want a device defined above and node=NODEID\n",
+					prog, file, line);
+				goto bad;
+			}
+			c->device = i;
+			c->node = node;
+			if (!conf_args(words + 3, n - 3, c->args, &c->nargs,
+				       file, line))
+				goto bad;
+			nconnects++;
+			continue;
+		}
+		fprintf(stderr, "%s: %s:%u: want \"device NAME /AGENT [KEY=VALUE]...\" or \"connect NAME node=NODEID [KEY=VALUE]...\" (at most %u and %u)\n",
+			prog, file, line, MAX_DEVICES, MAX_CONNECTS);
+		goto bad;
+	}
+	fclose(f);
+	return true;
+bad:
+	fclose(f);
+	return false;
+}
+
+/*
+ * The nodes a lockspace waits to see fenced: its membership file's line
+ * "fencing NODEID...". False if it cannot be read.
+ */
+static bool ls_fencing(const char *name, uint32_t *nodes, unsigned int *n)
+{
+	char buf[4096], *p, *end;
+	unsigned long v;
+
+	*n = 0;
+	if (!ls_read_attr(name, "membership", buf, sizeof(buf)))
+		return false;
+	p = strstr(buf, "\nfencing");
+	if (!p)
+		return true;
+	for (p += strlen("\nfencing"); *p == ' ' && *n < MAX_VICTIMS; p = end) {
+		v = strtoul(p, &end, 10);
+		if (end == p)
+			break;
+		nodes[(*n)++] = v;
+	}
+	return true;
+}
+
+/* Fenced: every lockspace that waits for @node may recover from it now. */
+static void fence_ack_all(uint32_t node)
+{
+	uint32_t nodes[MAX_VICTIMS];
+	char path[PATH_MAX], line[16];
+	unsigned int n;
+	struct ls *ls;
+	int fd, len;
+
+	len = snprintf(line, sizeof(line), "%u\n", node);
+	for (ls = lockspaces; ls; ls = ls->next) {
+		if (!ls->joined || ls->stopped ||
+		    !ls_fencing(ls->name, nodes, &n) ||
+		    !in_list(nodes, n, node))
+			continue;
+		snprintf(path, sizeof(path), LSDIR "/%s/fence_ack", ls->name);
+		fd = open(path, O_WRONLY);
+		if (fd < 0 || write(fd, line, len) != len)
+			log_err("%s: fence_ack %u: %s", ls->name, node,
+				strerror(errno));
+		else
+			log_info("%s: node %u fenced: its locks are recovered",
+				 ls->name, node);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+/* Start connects[@i]'s agent for @v: "action=off" and the arguments on stdin. */
+static void fence_start(struct victim *v, unsigned int i)
+{
+	const struct fence_connect *c = &connects[i];
+	const struct fence_device *d = &devices[c->device];
+	char args[8192];
+	int pfd[2], len, k;
+	pid_t pid;
+
+	len = snprintf(args, sizeof(args), "action=off\n");
+	for (k = 0; k < (int)d->nargs; k++)
+		len += snprintf(args + len, sizeof(args) - len, "%s\n",
+				d->args[k]);
+	for (k = 0; k < (int)c->nargs; k++)
+		len += snprintf(args + len, sizeof(args) - len, "%s\n",
+				c->args[k]);
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		log_err("node %u: pipe: %s", v->node, strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		/* its output goes to ours: our log */
+		if (dup2(pfd[0], STDIN_FILENO) < 0 ||
+		    dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
+		closefrom(STDERR_FILENO + 1);
+		execl(d->agent, d->agent, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[0]);
+	if (pid < 0) {
+		log_err("node %u: fork: %s", v->node, strerror(errno));
+		close(pfd[1]);
+		return;
+	}
+	/* a pipe holds far more than a few lines: this never blocks */
+	if (write(pfd[1], args, len) != len)
+		log_err("node %u: writing to %s: %s", v->node, d->agent,
+			strerror(errno));
+	close(pfd[1]);
+	log_info("node %u: fencing with device %s (%s)", v->node, d->name,
+		 d->agent);
+	v->pid = pid;
+	v->next = i + 1;
+	v->started = time(NULL);
+}
+
+/* The next of @v's devices at or after @from, or -1. */
+static int fence_next(uint32_t node, unsigned int from)
+{
+	unsigned int i;
+
+	for (i = from; i < nconnects; i++)
+		if (connects[i].node == node)
+			return i;
+	return -1;
+}
+
+/* Drive @v's fencing on: reap the agent, try the next device, retry. */
+static void fence_step(struct victim *v)
+{
+	time_t now = time(NULL);
+	int status, i;
+	pid_t pid;
+
+	if (v->pid) {
+		pid = waitpid(v->pid, &status, WNOHANG);
+		if (pid == 0 && now - v->started < FENCE_TIMEOUT_S)
+			return;
+		if (pid == 0) {
+			log_err("node %u: fence agent still running after %d s: killed",
+				v->node, FENCE_TIMEOUT_S);
+			kill(v->pid, SIGKILL);
+			waitpid(v->pid, &status, 0);
+			status = -1;
+		}
+		v->pid = 0;
+		if (pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status)) {
+			log_info("node %u: fenced", v->node);
+			v->fenced = true;
+		} else {
+			log_err("node %u: fence agent failed (%s %d)", v->node,
+				pid > 0 && WIFEXITED(status) ? "exit" :
+				"signal or timeout",
+				pid > 0 && WIFEXITED(status) ?
+				WEXITSTATUS(status) : status);
+			if (fence_next(v->node, v->next) < 0) {
+				v->next = 0;
+				v->next_try = now + FENCE_RETRY_S;
+			}
+		}
+	}
+	if (v->fenced) {
+		fence_ack_all(v->node);
+		return;
+	}
+	/* only the quorate part of the cluster fences */
+	if (quorate != 1 || now < v->next_try)
+		return;
+	i = fence_next(v->node, v->next);
+	if (i < 0 && v->next == 0) {
+		if (!v->none_logged)
+			log_err("node %u: no fence device configured: its locks wait for \"rdlmctl fence-ack LOCKSPACE %u\"",
+				v->node, v->node);
+		v->none_logged = true;
+		return;
+	}
+	if (i < 0) {
+		v->next = 0;
+		return;
+	}
+	fence_start(v, i);
+}
+
+/*
+ * Every node some joined lockspace lists under "fencing" is fenced, once,
+ * however many lockspaces wait for it; a node nobody waits for any more
+ * (acknowledged by hand, or back with a new incarnation) is let go.
+ */
+static void fence_scan(void)
+{
+	uint32_t want[MAX_VICTIMS], nodes[MAX_VICTIMS];
+	unsigned int nwant = 0, n, i, k;
+	struct ls *ls;
+
+	for (ls = lockspaces; ls; ls = ls->next) {
+		if (!ls->joined || ls->stopped ||
+		    !ls_fencing(ls->name, nodes, &n))
+			continue;
+		for (i = 0; i < n; i++)
+			if (!in_list(want, nwant, nodes[i]) &&
+			    nwant < MAX_VICTIMS)
+				want[nwant++] = nodes[i];
+	}
+	for (i = 0; i < nvictims;) {
+		struct victim *v = &victims[i];
+
+		if (in_list(want, nwant, v->node)) {
+			i++;
+			continue;
+		}
+		if (v->pid) {
+			kill(v->pid, SIGKILL);
+			waitpid(v->pid, NULL, 0);
+		}
+		if (!v->fenced)
+			log_info("node %u: no lockspace waits for its fencing any more",
+				 v->node);
+		*v = victims[--nvictims];
+	}
+	for (k = 0; k < nwant; k++) {
+		for (i = 0; i < nvictims; i++)
+			if (victims[i].node == want[k])
+				break;
+		if (i == nvictims) {
+			memset(&victims[i], 0, sizeof(victims[i]));
+			victims[i].node = want[k];
+			nvictims++;
+			log_info("node %u: departed, its locks wait for its fencing",
+				 want[k]);
+		}
+		fence_step(&victims[i]);
+	}
+}
+
 /*
  * configfs has no inotify (its directories and attributes change without
  * fsnotify events), so the lockspaces are found by reading the directory
@@ -755,6 +1124,7 @@ static void scan(void)
 		else if (ls->joined)
 			ls_check_kernel(ls);
 	}
+	fence_scan();
 }
 
 static void quorum_start(void)
@@ -823,13 +1193,15 @@ static int pidfile_open(void)
 static void usage(FILE *out)
 {
 	fprintf(out,
-"Usage: rdlm_controld [-f] [-D] [-x LOCKSPACE]...\n"
+"Usage: rdlm_controld [-f] [-D] [-c FILE] [-x LOCKSPACE]...\n"
 "\n"
 "Give the rdlm lockspaces of this node their cluster membership from\n"
 "corosync: joins the CPG group rdlm:LOCKSPACE for every enabled lockspace\n"
 "and writes \"EPOCH QUORATE NODEID...\" to its configfs file membership on\n"
-"every change of the group's members or of quorum.\n"
+"every change of the group's members or of quorum. A departed node is\n"
+"fenced with the agents FILE configures before its locks are recovered.\n"
 "\n"
+" -c FILE       fence devices (default " CONF_FILE ", if it exists)\n"
 " -f            stay in the foreground, log to stderr as well as syslog\n"
 " -D            debug messages (to stderr)\n"
 " -x LOCKSPACE  leave LOCKSPACE alone (repeatable)\n"
@@ -847,10 +1219,14 @@ int main(int argc, char **argv)
 	unsigned int n, i;
 	cs_error_t err;
 	struct ls *ls;
+	const char *conf = NULL;
 	int opt, pidfd;
 
-	while ((opt = getopt(argc, argv, "fDx:h")) != -1) {
+	while ((opt = getopt(argc, argv, "fDc:x:h")) != -1) {
 		switch (opt) {
+		case 'c':
+			conf = optarg;
+			break;
 		case 'f':
 			foreground = true;
 			break;
@@ -876,6 +1252,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!conf_load(conf ? conf : CONF_FILE, conf))
+		return 1;
 
 	openlog(prog, LOG_PID, LOG_DAEMON);
 	if (!foreground && daemon(0, debug) < 0) {
@@ -898,6 +1276,11 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	quorum_start();
+	if (nconnects)
+		log_info("fencing: %u device(s), %u connection(s) to nodes",
+			 ndevices, nconnects);
+	else
+		log_info("fencing: no device configured: a departed node's locks wait for rdlmctl fence-ack (in lockspaces with fencing 1)");
 	log_info("started, pid %d", getpid());
 
 	while (!stop_signal) {

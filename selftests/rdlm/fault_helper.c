@@ -42,7 +42,10 @@
  * inside, and leave it (remove it) before they unlock or when the lock is
  * lost. A holder already inside is reported on stderr ("VIOLATION") and
  * the helper exits 3. The directory holds a file naming the holder (node
- * RDLM_NODE_ID and pid), for whoever must clean up after a dead node.
+ * RDLM_NODE_ID, pid and boot RDLM_BOOT). A holder whose VM the harness has
+ * switched off since (RDLM_CS_DIR/node<N>.rc "killed", or node<N>.boots
+ * past its boot: tools/cluster/run's files) is out of it: its section is
+ * cleared and entered.
  */
 #include <errno.h>
 #include <signal.h>
@@ -175,31 +178,71 @@ static int read_all(int fd, const char *prefix, int names, unsigned int ms)
 static char cs_dir[4096], cs_owner[4200];
 static volatile sig_atomic_t cs_inside;
 
+/* A number in a file of the harness's; -1 if none. */
+static long cs_file_num(const char *dir, int node, const char *what)
+{
+	char path[4200], buf[32];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/node%d.%s", dir, node, what);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f))
+		v = strcmp(buf, "killed\n") ? strtol(buf, NULL, 10) : -2;
+	fclose(f);
+	return v;
+}
+
+/* Was the holder @who ("node N pid P boot B") switched off since? */
+static int cs_owner_dead(const char *dir, const char *who)
+{
+	int node, pid, boot;
+	long boots;
+
+	if (sscanf(who, "node %d pid %d boot %d", &node, &pid, &boot) != 3)
+		return 0;
+	boots = cs_file_num(dir, node, "boots");
+	return boots > boot ||
+	       (boots == boot && cs_file_num(dir, node, "rc") == -2);
+}
+
 static int cs_enter(const char *ls, const char *name)
 {
 	const char *dir = getenv("RDLM_CS_DIR");
 	const char *node = getenv("RDLM_NODE_ID");
+	const char *boot = getenv("RDLM_BOOT");
 	char who[256];
+	int tries = 0;
 	FILE *f;
 
 	if (!dir)
 		return 0;
 	snprintf(cs_dir, sizeof(cs_dir), "%s/cs.%s.%s", dir, ls, name);
 	snprintf(cs_owner, sizeof(cs_owner), "%s/owner", cs_dir);
-	if (mkdir(cs_dir, 0755)) {
+	while (mkdir(cs_dir, 0755)) {
 		f = fopen(cs_owner, "r");
 		if (!f || !fgets(who, sizeof(who), f))
 			snprintf(who, sizeof(who), "unknown (%s)\n",
 				 strerror(errno));
 		if (f)
 			fclose(f);
+		if (tries++ < 3 && cs_owner_dead(dir, who)) {
+			fprintf(stderr, "fault_helper: %s %s: its holder, %.*s, was switched off inside\n",
+				ls, name, (int)strcspn(who, "\n"), who);
+			unlink(cs_owner);
+			rmdir(cs_dir);
+			continue;
+		}
 		fprintf(stderr, "fault_helper: VIOLATION: %s %s granted to node %s pid %d while held by %s",
 			ls, name, node ? node : "?", getpid(), who);
 		return -1;
 	}
 	f = fopen(cs_owner, "w");
 	if (f) {
-		fprintf(f, "node %s pid %d\n", node ? node : "?", getpid());
+		fprintf(f, "node %s pid %d boot %s\n", node ? node : "?",
+			getpid(), boot ? boot : "1");
 		fclose(f);
 	}
 	cs_inside = 1;

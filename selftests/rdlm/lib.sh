@@ -388,14 +388,25 @@ membership_start()
 }
 
 # controld_start: rdlm_controld on this node (corosync runs), in the
-# background; returns once it has started
+# background; returns once it has started. Its fence device is the test
+# cluster's power switch (tools/cluster/fence_rdlm_vm), which switches a
+# node's VM off; with RDLM_FENCE_DELAY=S it waits S seconds first, with
+# RDLM_FENCE=0 there is none (departed nodes wait for a fence_ack).
 controld_start()
 {
 	local repo=${RDLM_REPO:-$(cd ../../.. && pwd)} i logged
+	local conf=/tmp/rdlm_controld.conf
 
+	: >$conf || fail "$conf"
+	if [ "${RDLM_FENCE:-1}" = 1 ]; then
+		echo "device vm $repo/tools/cluster/fence_rdlm_vm out=$RDLM_OUT delay=${RDLM_FENCE_DELAY:-0}"
+		for i in $(seq 1 "${RDLM_NODES:-1}"); do
+			echo "connect vm node=$i port=$i"
+		done
+	fi >>$conf
 	# the log may hold an earlier start: look at what comes now
 	logged=$(cat "$(membership_log)" 2>/dev/null | wc -l)
-	"$repo/userspace/rdlm_controld" -f -D </dev/null >>"$(membership_log)" 2>&1 &
+	"$repo/userspace/rdlm_controld" -f -D -c $conf </dev/null >>"$(membership_log)" 2>&1 &
 	for ((i = 0; i < 100; i++)); do
 		tail -n +$((logged + 1)) "$(membership_log)" |
 			grep -q "rdlm_controld: started" && return 0
