@@ -47,6 +47,10 @@
  *		enable		1 brings the lockspace up, 0 takes it down
  *		membership	while enabled: the cluster's agreed membership,
  *				"EPOCH QUORATE NODEID..." (rdlm_controld)
+ *		managed		1 (default): rdlm_controld manages the
+ *				membership (and, enabled while it runs, the
+ *				lockspace grants nothing before its first
+ *				line); 0: static, rdlm_controld leaves it alone
  *		fence_ack	while enabled: a departed node id whose
  *				fencing is done, recovered from at once
  *
@@ -119,6 +123,7 @@ struct rdlm_cfg_ls {
 	u32 mode;
 	u32 recovery_grace_ms;
 	u32 fencing;
+	u32 managed;
 	struct rdlm_fabric_ls *fls;	/* non-NULL while enabled */
 	struct rdlm_lockspace *lm;	/* its lock manager, while enabled */
 	struct rdlm_node *pinned[RDLM_MAX_MEMBERS + 1];
@@ -502,6 +507,7 @@ RDLM_LS_U32_ATTR(lvb_len, 16, RDLM_LVB_MAX)
 RDLM_LS_U32_ATTR(lvb_read, 0, 1)
 RDLM_LS_U32_ATTR(recovery_grace_ms, 0, 3600000)
 RDLM_LS_U32_ATTR(fencing, 0, 1)
+RDLM_LS_U32_ATTR(managed, 0, 1)
 RDLM_LS_U32_ATTR(uid, 0, U32_MAX - 1)
 RDLM_LS_U32_ATTR(gid, 0, U32_MAX - 1)
 CONFIGFS_ATTR(rdlm_cfg_ls_, table_size);
@@ -522,6 +528,7 @@ CONFIGFS_ATTR(rdlm_cfg_ls_, lvb_len);
 CONFIGFS_ATTR(rdlm_cfg_ls_, lvb_read);
 CONFIGFS_ATTR(rdlm_cfg_ls_, recovery_grace_ms);
 CONFIGFS_ATTR(rdlm_cfg_ls_, fencing);
+CONFIGFS_ATTR(rdlm_cfg_ls_, managed);
 CONFIGFS_ATTR(rdlm_cfg_ls_, uid);
 CONFIGFS_ATTR(rdlm_cfg_ls_, gid);
 
@@ -716,7 +723,7 @@ static int rdlm_cfg_ls_enable_lm(struct rdlm_cfg_ls *ls, u32 local)
 	lc->lvb_read = ls->lvb_read;
 	lc->recovery_grace_ms = ls->recovery_grace_ms;
 	lc->fencing = ls->fencing;
-	lc->managed = !ls->kernel_made;
+	lc->managed = !ls->kernel_made && ls->managed;
 	lc->uid = make_kuid(&init_user_ns, ls->uid);
 	lc->gid = make_kgid(&init_user_ns, ls->gid);
 	lc->mode = ls->mode;
@@ -954,6 +961,7 @@ static struct configfs_attribute *rdlm_cfg_ls_attrs[] = {
 	&rdlm_cfg_ls_attr_lvb_read,
 	&rdlm_cfg_ls_attr_recovery_grace_ms,
 	&rdlm_cfg_ls_attr_fencing,
+	&rdlm_cfg_ls_attr_managed,
 	&rdlm_cfg_ls_attr_uid,
 	&rdlm_cfg_ls_attr_gid,
 	&rdlm_cfg_ls_attr_mode,
@@ -1009,6 +1017,7 @@ static struct config_item *rdlm_lockspaces_make_item(struct config_group *group,
 	ls->lvb_read = 1;
 	ls->recovery_grace_ms = 5000;
 	ls->fencing = 1;
+	ls->managed = 1;
 	ls->mode = 0600;
 	config_item_init_type_name(&ls->item, name, &rdlm_cfg_ls_type);
 	return &ls->item;

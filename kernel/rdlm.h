@@ -143,7 +143,8 @@ struct rdlm_lockspace_stats {
  *	after @recovery_grace_ms (Documentation/membership.rst)
  * @managed: configfs lockspace, whose membership rdlm_controld writes if
  *	it runs: enabled while it runs, it grants nothing before its first
- *	membership (a kernel caller's lockspace is not: false)
+ *	membership (a kernel caller's lockspace is not, nor one configured
+ *	"managed" 0: false)
  */
 struct rdlm_lockspace_cfg {
 	const char *name;

@@ -106,9 +106,16 @@ struct ls {
 	bool stopped;		/* stopped in the kernel: restart, then join */
 	pid_t restart_pid;	/* the child restarting it */
 	char incarnation[INC_LEN];	/* the kernel's, when we joined */
-	/* nodes that left since the last write: written without them once */
+	/*
+	 * nodes that left since the last write: written without them once,
+	 * if they were out of a ring we saw (left_out)
+	 */
 	uint32_t left[CPG_MEMBERS_MAX];
+	bool left_out[CPG_MEMBERS_MAX];
 	unsigned int nleft;
+	/* of those, the ones that left cleanly: nothing to fence */
+	uint32_t clean[CPG_MEMBERS_MAX];
+	unsigned int nclean;
 };
 
 static struct ls *lockspaces;
@@ -293,6 +300,60 @@ static bool in_list(const uint32_t *list, unsigned int n, uint32_t id)
 	return false;
 }
 
+static void list_del_id(uint32_t *list, unsigned int *n, uint32_t id)
+{
+	unsigned int i;
+
+	for (i = 0; i < *n; i++)
+		if (list[i] == id)
+			list[i--] = list[--*n];
+}
+
+/*
+ * Tell a lockspace that @node holds nothing of it any more; false if the
+ * kernel did not take it (ENOENT: it does not wait for @node).
+ */
+static bool ls_fence_ack(const char *name, uint32_t node)
+{
+	char path[PATH_MAX], line[16];
+	int fd, len;
+	bool ok;
+
+	len = snprintf(line, sizeof(line), "%u\n", node);
+	snprintf(path, sizeof(path), LSDIR "/%s/fence_ack", name);
+	fd = open(path, O_WRONLY);
+	ok = fd >= 0 && write(fd, line, len) == len;
+	if (!ok && errno != ENOENT)
+		log_err("%s: fence_ack %u: %s", name, node, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/*
+ * A node whose daemon left the group cleanly let go of the lockspace
+ * first (it left because the lockspace was disabled, stopped or
+ * re-created, or the daemon closed /dev/rdlm, which stops them, before it
+ * left on SIGTERM): it holds nothing, as dlm_controld fences no node that
+ * left a lockspace. Acknowledged as soon as the kernel saw it depart.
+ */
+static void ls_ack_clean(struct ls *ls, const uint32_t *skip,
+			 unsigned int nskip)
+{
+	unsigned int i;
+
+	for (i = 0; i < ls->nclean; i++) {
+		uint32_t node = ls->clean[i];
+
+		if (in_list(ls->members, ls->nmembers, node) &&
+		    !in_list(skip, nskip, node))
+			continue;	/* written in: not departed */
+		if (ls_fence_ack(ls->name, node))
+			log_info("%s: node %u left the group cleanly: recovered from without fencing",
+				 ls->name, node);
+	}
+}
+
 /*
  * Write the lockspace's membership to the kernel, and log it: the group's
  * members, less those in @skip (nodes that left and came back since the
@@ -351,28 +412,46 @@ static void ls_write_one(struct ls *ls, const uint32_t *skip,
 	} else if (n != len) {
 		log_err("%s: short write of membership %u", ls->name,
 			ls->epoch);
+	} else {
+		ls_ack_clean(ls, skip, nskip);
 	}
 	close(fd);
 }
 
-/* Write the changes since the last write, in order: never coalesced. */
+/*
+ * Write the changes since the last write, in order: never coalesced. A
+ * node that left and is back was out of a ring we were in (or its daemon
+ * restarted): written gone first. One whose leave and return came with
+ * no ring without it (our own partition merging back: we were the one
+ * paused or cut off) is not: that is for the quorate side to say, and it
+ * tells our kernel at the first contact.
+ */
 static void ls_write(struct ls *ls)
 {
 	uint32_t back[CPG_MEMBERS_MAX];
 	unsigned int i, n = 0;
 
-	for (i = 0; i < ls->nleft; i++)
-		if (in_list(ls->members, ls->nmembers, ls->left[i]))
+	for (i = 0; i < ls->nleft; i++) {
+		if (!in_list(ls->members, ls->nmembers, ls->left[i]))
+			continue;
+		if (ls->left_out[i])
 			back[n++] = ls->left[i];
+		else
+			log_info("%s: node %u left and came back in one ring change (a merge): not written gone",
+				 ls->name, ls->left[i]);
+	}
 	ls->nleft = 0;
 	if (n) {
 		log_info("%s: %u node(s) left and came back since the last change: writing them gone first",
 			 ls->name, n);
 		ls_write_one(ls, back, n);
-		if (ls->stopped)
+		if (ls->stopped) {
+			ls->nclean = 0;
 			return;
+		}
 	}
 	ls_write_one(ls, NULL, 0);
+	ls->nclean = 0;
 }
 
 /*
@@ -539,16 +618,31 @@ static void confchg_cb(cpg_handle_t handle, const struct cpg_name *group,
 	ls->nmembers = n;
 	ls->have_members = true;
 	for (i = 0; i < nleft; i++) {
+		uint32_t node = left[i].nodeid;
+
 		log_debug("%s: node %u pid %u left (reason %u)", ls->name,
-			  left[i].nodeid, left[i].pid, left[i].reason);
-		if (left[i].nodeid != our_nodeid &&
-		    ls->nleft < CPG_MEMBERS_MAX &&
-		    !in_list(ls->left, ls->nleft, left[i].nodeid))
-			ls->left[ls->nleft++] = left[i].nodeid;
+			  node, left[i].pid, left[i].reason);
+		if (node == our_nodeid)
+			continue;
+		if (ls->nleft < CPG_MEMBERS_MAX &&
+		    !in_list(ls->left, ls->nleft, node)) {
+			/* a daemon that went: out, whatever the ring says */
+			ls->left_out[ls->nleft] =
+				left[i].reason != CPG_REASON_NODEDOWN;
+			ls->left[ls->nleft++] = node;
+		}
+		/* a daemon that died or a node that failed is fenced */
+		list_del_id(ls->clean, &ls->nclean, node);
+		if (left[i].reason == CPG_REASON_LEAVE &&
+		    ls->nclean < CPG_MEMBERS_MAX)
+			ls->clean[ls->nclean++] = node;
 	}
-	for (i = 0; i < njoined; i++)
+	/* a clean leave says nothing of what joined since */
+	for (i = 0; i < njoined; i++) {
 		log_debug("%s: node %u pid %u joined", ls->name,
 			  joined[i].nodeid, joined[i].pid);
+		list_del_id(ls->clean, &ls->nclean, joined[i].nodeid);
+	}
 	ls_mark_pending(ls);
 }
 
@@ -556,13 +650,16 @@ static void totem_cb(cpg_handle_t handle, struct cpg_ring_id ring,
 		     uint32_t nmembers, const uint32_t *members)
 {
 	struct ls *ls = NULL;
+	unsigned int i;
 
-	(void)members;
 	if (cpg_context_get(handle, (void **)&ls) != CS_OK || !ls)
 		return;
 	log_debug("%s: totem ring %x.%" PRIx64 ", %u nodes", ls->name,
 		  ring.nodeid, ring.seq, nmembers);
 	ls->ring = ring;
+	for (i = 0; i < ls->nleft; i++)
+		if (!in_list(members, nmembers, ls->left[i]))
+			ls->left_out[i] = true;
 }
 
 static void quorum_cb(quorum_handle_t handle, uint32_t q, uint64_t seq,
@@ -661,6 +758,7 @@ static bool ls_join(struct ls *ls)
 	ls->no_file_logged = false;
 	ls->refused_logged = false;
 	ls->nleft = 0;
+	ls->nclean = 0;
 	ls_epoch_init(ls);
 	if (!ls_kernel_state(ls->name, &stopped, ls->incarnation))
 		ls->incarnation[0] = '\0';
@@ -695,6 +793,15 @@ static bool ls_enabled(const char *name)
 
 	return ls_read_attr(name, "enable", buf, sizeof(buf)) &&
 	       buf[0] == '1';
+}
+
+/* configured static ("managed" 0): left alone, as with -x */
+static bool ls_unmanaged(const char *name)
+{
+	char buf[16];
+
+	return ls_read_attr(name, "managed", buf, sizeof(buf)) &&
+	       buf[0] == '0';
 }
 
 static struct ls *ls_new(const char *name)
@@ -874,28 +981,15 @@ static bool ls_fencing(const char *name, uint32_t *nodes, unsigned int *n)
 static void fence_ack_all(uint32_t node)
 {
 	uint32_t nodes[MAX_VICTIMS];
-	char path[PATH_MAX], line[16];
 	unsigned int n;
 	struct ls *ls;
-	int fd, len;
 
-	len = snprintf(line, sizeof(line), "%u\n", node);
-	for (ls = lockspaces; ls; ls = ls->next) {
-		if (!ls->joined || ls->stopped ||
-		    !ls_fencing(ls->name, nodes, &n) ||
-		    !in_list(nodes, n, node))
-			continue;
-		snprintf(path, sizeof(path), LSDIR "/%s/fence_ack", ls->name);
-		fd = open(path, O_WRONLY);
-		if (fd < 0 || write(fd, line, len) != len)
-			log_err("%s: fence_ack %u: %s", ls->name, node,
-				strerror(errno));
-		else
+	for (ls = lockspaces; ls; ls = ls->next)
+		if (ls->joined && !ls->stopped &&
+		    ls_fencing(ls->name, nodes, &n) &&
+		    in_list(nodes, n, node) && ls_fence_ack(ls->name, node))
 			log_info("%s: node %u fenced: its locks are recovered",
 				 ls->name, node);
-		if (fd >= 0)
-			close(fd);
-	}
 }
 
 /* Start connects[@i]'s agent for @v: "action=off" and the arguments on stdin. */
@@ -1092,7 +1186,7 @@ static void scan(void)
 			toolong_logged = true;
 			continue;
 		}
-		if (!ls_enabled(de->d_name))
+		if (!ls_enabled(de->d_name) || ls_unmanaged(de->d_name))
 			continue;
 		ls = ls_find(de->d_name);
 		if (!ls && n < MAX_LS) {
@@ -1324,6 +1418,12 @@ int main(int argc, char **argv)
 
 	if (stop_signal)
 		log_info("signal %d: leaving every group", (int)stop_signal);
+	/*
+	 * The kernel stops the managed lockspaces first: the others take our
+	 * clean leave for a node that holds nothing any more.
+	 */
+	if (dev_fd >= 0)
+		close(dev_fd);
 	for (ls = lockspaces; ls; ls = ls->next)
 		ls_leave(ls);
 	quorum_finalize(qhandle);

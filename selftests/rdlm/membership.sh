@@ -4,6 +4,11 @@
 # every lockspace named lk-* in tools/cluster/cluster.conf:
 #  - with corosync and rdlm_controld running everywhere, every node reports
 #    members 1 2 3, quorate;
+#  - node 1 enables a lockspace while its rdlm_controld is stopped
+#    (SIGSTOP): nothing is granted there before the daemon's first line;
+#    one configured managed 0 grants at once and the daemon leaves it be;
+#  - the lockspaces below opt in to grace-only recovery (fencing 0): no
+#    fence agent switches node 3 off in this test;
 #  - node 3 disables fab-cpu: its rdlm_controld leaves the group and nodes
 #    1 and 2 report 1 2 for it; enabled again, 1 2 3, and node 3's epoch
 #    of fab-cpu went on increasing;
@@ -237,6 +242,38 @@ if [ "$ME" = 1 ]; then
 fi
 all_report "corosync start" 1 1 2 3
 barrier memb-full 120
+
+# A lockspace enabled while rdlm_controld runs grants nothing before its
+# first line: node 1 stops its daemon (SIGSTOP), enables memb-first, and a
+# lock there times out; once the daemon runs again and writes the line,
+# the lock is granted.
+if [ "$ME" = 1 ]; then
+	pid=$(cat $MEMB_CONTROLD_PID)
+	kill -STOP "$pid" || fail "SIGSTOP rdlm_controld"
+	"$REPO/userspace/rdlmctl" join memb-first members=1 ||
+		fail "create memb-first"
+	"$REPO/userspace/rdlmctl" join memb-static members=1 managed=0 ||
+		fail "create memb-static"
+	if "$HELPER" wait memb-first first 3000 >"$TMP/first"; then
+		kill -CONT "$pid"
+		fail "memb-first: granted before its first membership: $(cat "$TMP/first")"
+	fi
+	if ! "$HELPER" wait memb-static first 3000 >"$TMP/static"; then
+		kill -CONT "$pid"
+		fail "memb-static (managed 0): not granted: $(cat "$TMP/static")"
+	fi
+	kill -CONT "$pid" || fail "SIGCONT rdlm_controld"
+	echo "memb-first: no grant before the first line ($(cat "$TMP/first")); memb-static, managed 0: granted"
+	"$HELPER" wait memb-first first 60000 >"$TMP/first" ||
+		fail "memb-first: not granted after its first membership: $(cat "$TMP/first")"
+	echo "memb-first: granted once rdlm_controld wrote '$(head -n 1 "$CFS/lockspaces/memb-first/membership")' ($(cat "$TMP/first"))"
+	# the daemon has scanned since: it left memb-static alone
+	grep -q "^state static" "$CFS/lockspaces/memb-static/membership" ||
+		fail "memb-static (managed 0): managed by rdlm_controld: $(cat "$CFS/lockspaces/memb-static/membership")"
+	"$REPO/userspace/rdlmctl" leave memb-first || fail "remove memb-first"
+	"$REPO/userspace/rdlmctl" leave memb-static || fail "remove memb-static"
+fi
+barrier memb-first 120
 
 # leave and join again: fab-cpu, a lockspace without a lock manager
 ls=fab-cpu

@@ -202,7 +202,14 @@ if [ "$ME" = 1 ]; then
 		mv "$RDLM_OUT/rk.killed.tmp" "$RDLM_OUT/rk.killed"
 	echo "node$VICTIM paused"
 fi
-[ "$ME" = $VICTIM ] && sleep 600	# switched off meanwhile
+if [ "$ME" = $VICTIM ]; then
+	# switched off meanwhile, or resumed after a survivor failed
+	for ((i = 0; i < 600; i++)); do
+		ls "$RDLM_OUT"/abort.recover-kill.* >/dev/null 2>&1 &&
+			fail "a survivor failed"
+		sleep 1
+	done
+fi
 wait_file "$RDLM_OUT/rk.killed"
 t0=$(cat "$RDLM_OUT/rk.killed")
 
