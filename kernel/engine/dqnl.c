@@ -184,8 +184,18 @@ static void dqnl_atomic_done(struct rdlm_engine *eng, struct rdlm_req *req,
 			return;
 		}
 		rdlm_stat_inc(&eng->stats.cas_failed);
-		if (dqnl_sf(eng) && (old & SF_LOW48) == (d->expect & SF_LOW48)) {
-			/* only tickets were taken: still the tail */
+		if (d->kept && tail(old) == DQ_FROZEN) {
+			/* kept through a recovery not thawed yet: again later */
+			d->relretry = 1;
+			rdlm_engine_arm(eng, out, req,
+					rdlm_engine_backoff(eng, ++d->tries));
+			return;
+		}
+		if (tail(old) == d->id) {
+			/*
+			 * Still the tail: only tickets were taken (DQNL-SF),
+			 * or a recovery wrote the word back to us
+			 */
 			d->expect = old;
 			dq_atomic(eng, out, req, RDLM_VERB_CAS, DQ_OP_REL, old,
 				  old & ~TAIL_MASK);
@@ -240,10 +250,20 @@ static u64 dqnl_thawed(u64 v)
 	return 0;
 }
 
+static u64 dqnl_thawed_held(u64 v, u32 holder)
+{
+	return holder;
+}
+
 static u64 sf_thawed(u64 v)
 {
 	/* every ticket issued so far is void: the next one goes first */
 	return (u64)sf_counter(v) << 48 | (u64)sf_counter(v) << 32;
+}
+
+static u64 sf_thawed_held(u64 v, u32 holder)
+{
+	return sf_thawed(v) | holder;
 }
 
 static const struct dq_proto dqnl_proto = {
@@ -254,6 +274,7 @@ static const struct dq_proto dqnl_proto = {
 	.tail = tail,
 	.frozen = dqnl_frozen,
 	.thawed = dqnl_thawed,
+	.thawed_held = dqnl_thawed_held,
 };
 
 static const struct dq_proto dqnl_sf_proto = {
@@ -264,6 +285,7 @@ static const struct dq_proto dqnl_sf_proto = {
 	.tail = tail,
 	.frozen = dqnl_frozen,
 	.thawed = sf_thawed,
+	.thawed_held = sf_thawed_held,
 };
 
 static bool dqnl_sf(struct rdlm_engine *eng)

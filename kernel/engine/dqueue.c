@@ -331,6 +331,8 @@ static void dq_begin(struct rdlm_engine *eng, struct rdlm_req *req,
 	d->nsh = 0;
 	d->sh_head = DQ_NONE;
 	d->restart = 0;
+	d->kept = 0;
+	d->relretry = 0;
 	d->deaths = e->deaths;
 	d->phase = DQ_ACQ;
 	e->proto->start(eng, req, out);
@@ -534,8 +536,9 @@ void dq_complete(struct rdlm_engine *eng, const struct rdlm_cqe *cqe,
 }
 
 /**
- * dq_timer() - &rdlm_engine_ops.timer: end of a backoff on a frozen word,
- * or of a held request's wait (N-CoSED's up-conversion)
+ * dq_timer() - &rdlm_engine_ops.timer: end of a backoff on a frozen word
+ * (acquiring, or releasing a hold kept through its recovery), or of a held
+ * request's wait (N-CoSED's up-conversion)
  * @eng: instance
  * @req: request
  * @cookie: timer cookie
@@ -550,16 +553,20 @@ void dq_timer(struct rdlm_engine *eng, struct rdlm_req *req, u64 cookie,
 		rdlm_stat_inc(&eng->stats.stale);
 		return;
 	}
-	if (dq(req)->phase == DQ_BACKOFF)
+	if (dq(req)->phase == DQ_BACKOFF) {
 		dq_begin(eng, req, out);
-	else if (dq(req)->phase == DQ_HELD && dqe(eng)->proto->held_timer)
+	} else if (dq(req)->phase == DQ_REL && dq(req)->relretry) {
+		dq(req)->relretry = 0;
+		dqe(eng)->proto->release(eng, req, out);
+	} else if (dq(req)->phase == DQ_HELD && dqe(eng)->proto->held_timer) {
 		dqe(eng)->proto->held_timer(eng, req, out);
+	}
 }
 
 /* ---- recovery: home side ---- */
 
-static void dq_fence_local(struct rdlm_engine *eng, u32 home, u32 slot,
-			   struct rdlm_out *out);
+static u32 dq_fence_local(struct rdlm_engine *eng, u32 home, u32 slot,
+			  struct rdlm_out *out);
 
 static void dq_rec_next(struct rdlm_engine *eng, struct rdlm_out *out)
 {
@@ -628,8 +635,13 @@ static void dq_rec_thaw(struct rdlm_engine *eng, u32 slot,
 		s->ex_pending = 0;
 		s->group_deaths = e->deaths;
 	}
+	/* a holder that kept its lock, unless it died since its ACK */
+	if (s->keep && (dq_id_node(s->keep) >= eng->p.nr_nodes ||
+			e->dead[dq_id_node(s->keep)]))
+		s->keep = 0;
 	s->rec = DQ_REC_THAW;
-	dq_home_cas(eng, out, slot, DQ_HC_THAW, s->word,
+	dq_home_cas(eng, out, slot, DQ_HC_THAW, s->word, s->keep ?
+		    e->proto->thawed_held(s->word, s->keep) :
 		    e->proto->thawed(s->word));
 }
 
@@ -640,6 +652,7 @@ static void dq_rec_fence(struct rdlm_engine *eng, u32 slot,
 	u32 n;
 
 	e->slots[slot].rec = DQ_REC_FENCE;
+	e->slots[slot].keep = 0;
 	rdlm_stat_inc(&eng->stats.fences);
 	e->rec_seq++;
 	e->rec_wait = 0;
@@ -782,14 +795,17 @@ static void dq_home_complete(struct rdlm_engine *eng,
 }
 
 static void dq_home_ack(struct rdlm_engine *eng, u32 node, u32 slot,
-			struct rdlm_out *out)
+			u32 kept, struct rdlm_out *out)
 {
 	struct dq_eng *e = dqe(eng);
+	struct dq_slot *s = &e->slots[slot];
 
-	if (slot != e->rec_slot || e->slots[slot].rec != DQ_REC_FENCE ||
-	    e->acked[node])
+	if (slot != e->rec_slot || s->rec != DQ_REC_FENCE || e->acked[node])
 		return;
 	e->acked[node] = 1;
+	/* a member speaks for its own requests only */
+	if (kept && dq_id_node(kept) == node && !s->keep)
+		s->keep = kept;
 	if (!--e->rec_wait)
 		dq_rec_thaw(eng, slot, out);
 }
@@ -827,8 +843,23 @@ void dq_lose(struct rdlm_engine *eng, struct rdlm_req *req,
 	}
 }
 
-static void dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
-			 struct rdlm_out *out)
+/*
+ * An exclusive holder with nothing under way keeps its lock through the
+ * recovery of its word, where the engine can write it back as the word's
+ * tail: its ACK names it and the home thaws the word to it.
+ */
+static bool dq_keep(struct rdlm_engine *eng, struct rdlm_req *req)
+{
+	struct dq_req *d = dq(req);
+
+	return dqe(eng)->proto->thawed_held && d->phase == DQ_HELD &&
+	       !d->ainf && !d->lost && !d->cancel && !d->down &&
+	       d->upg == DQ_UPG_NONE;
+}
+
+/* Drop @req's claims on its word, fenced; return its identity if it keeps the lock. */
+static u32 dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
+			struct rdlm_out *out)
 {
 	struct dq_req *d = dq(req);
 
@@ -836,12 +867,17 @@ static void dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 		dqe(eng)->proto->fence(eng, req);
 	d->has_succ = 0;
 	d->nsh = 0;
+	if (dq_keep(eng, req)) {
+		d->kept = 1;
+		d->deaths = dqe(eng)->deaths;	/* its queue starts anew */
+		return d->id;
+	}
 	if (d->ainf) {
 		d->restart = 1;
 		/* a conversion's atomic: the hold goes now, before our ACK */
 		if (d->phase == DQ_HELD)
 			dq_lose(eng, req, out);
-		return;
+		return 0;
 	}
 	switch (d->phase) {
 	case DQ_HELD:
@@ -858,20 +894,28 @@ static void dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 	default:
 		break;
 	}
+	return 0;
 }
 
-static void dq_fence_local(struct rdlm_engine *eng, u32 home, u32 slot,
-			   struct rdlm_out *out)
+/* Fence our requests on a word; return the one that keeps its lock, or 0. */
+static u32 dq_fence_local(struct rdlm_engine *eng, u32 home, u32 slot,
+			  struct rdlm_out *out)
 {
-	u32 i;
+	u32 i, id, kept = 0;
 
 	for (i = 0; i < eng->p.nr_reqs; i++) {
 		struct rdlm_req *req = &eng->reqs[i];
 
 		if (req->busy && req->node == home && req->slot == slot &&
-		    dq(req)->phase != DQ_IDLE)
-			dq_fence_req(eng, req, out);
+		    dq(req)->phase != DQ_IDLE) {
+			id = dq_fence_req(eng, req, out);
+			if (id && !kept)
+				kept = id;
+			else if (id)	/* two holders: cannot be, lose this */
+				dq_lose(eng, req, out);
+		}
 	}
+	return kept;
 }
 
 /**
@@ -887,6 +931,7 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	struct dq_eng *e = dqe(eng);
 	struct rdlm_req *req;
 	unsigned long flags = 0;
+	u32 kept;
 
 	if (rx->kind == RDLM_VERB_WRITE_IMM) {
 		u32 entry = rx->slot / DQ_MBOX_KINDS;
@@ -916,17 +961,18 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 		rdlm_spin_unlock(&eng->lock, flags);
 		break;
 	case DQ_M_FENCE:
-		dq_fence_local(eng, rx->src, m->slot, out);
+		kept = dq_fence_local(eng, rx->src, m->slot, out);
 		e->acks[rx->src].seq = m->token;
 		e->acks[rx->src].slot = m->slot;
 		e->acks[rx->src].lost = 0;
+		e->acks[rx->src].kept = kept;
 		dq_send(eng, out, NULL, rx->src, DQ_M_ACK, m->slot, 0,
-			m->token, 0);
+			m->token, kept);
 		break;
 	case DQ_M_ACK:
 		rdlm_spin_lock(&eng->lock, flags);
 		if (m->token == e->rec_seq)
-			dq_home_ack(eng, rx->src, m->slot, out);
+			dq_home_ack(eng, rx->src, m->slot, (u32)m->arg, out);
 		rdlm_spin_unlock(&eng->lock, flags);
 		break;
 	default:
@@ -961,7 +1007,7 @@ void dq_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 	/* home side: stop waiting for its ACK, let the engine look around */
 	rdlm_spin_lock(&eng->lock, flags);
 	if (e->rec_slot != DQ_NONE)
-		dq_home_ack(eng, node, e->rec_slot, out);
+		dq_home_ack(eng, node, e->rec_slot, 0, out);
 	if (e->proto->home_down)
 		e->proto->home_down(eng, out);
 	rdlm_spin_unlock(&eng->lock, flags);
@@ -1027,7 +1073,7 @@ void dq_member_up(struct rdlm_engine *eng, u32 node, struct rdlm_out *out)
 	if (e->acks[node].lost) {
 		e->acks[node].lost = 0;
 		dq_send(eng, out, NULL, node, DQ_M_ACK, e->acks[node].slot, 0,
-			e->acks[node].seq, 0);
+			e->acks[node].seq, e->acks[node].kept);
 	}
 	for (slot = 0; slot < eng->p.nr_slots; slot++)
 		if (dq_take_broken(eng, node, slot)) {

@@ -119,6 +119,9 @@ enum dq_upg {
  * @upg_cancel: N-CoSED: converted back to shared while it waits
  * @down: N-CoSED: a down-conversion still holds the tail: the hold is
  *	shared, the word not yet
+ * @kept: kept its hold through a recovery of its word: a release that
+ *	meets the word still frozen retries after a backoff
+ * @relretry: such a release waits for its backoff
  * @outstanding: verbs posted and not completed
  * @id: current queue identity (dq_mkid())
  * @pred: predecessor identity or 0
@@ -148,6 +151,8 @@ struct dq_req {
 	u8 upg_flags;
 	u8 upg_cancel;
 	u8 down;
+	u8 kept;
+	u8 relretry;
 	u32 outstanding;
 	u32 id;
 	u32 pred;
@@ -190,6 +195,7 @@ enum dq_rec {
  * @sh_holders: N-CoSED: members that said they hold the word shared
  *	(SHHOLD, until their SHREL), told when an exclusive waits for them
  * @word: recovery: last observed value of the word
+ * @keep: recovery: the holder a member's ACK said keeps the lock (0: none)
  */
 struct dq_slot {
 	u8 rec;
@@ -205,6 +211,7 @@ struct dq_slot {
 	u64 ex_reqid;
 	u64 sh_holders;
 	u64 word;
+	u32 keep;
 };
 
 struct dq_eng;
@@ -220,6 +227,8 @@ struct dq_eng;
  * @tail: identity of the queue's tail in the word @v (0: none)
  * @frozen: value of the word @v with its tail replaced by DQ_FROZEN
  * @thawed: reset value of the frozen word @v
+ * @thawed_held: reset value of the frozen word @v held by @holder, which
+ *	keeps its exclusive lock through the recovery (NULL: holders lose it)
  * @fence: drop engine-specific state of @req (shared lists)
  * @home_down: home side of a member death (may be NULL)
  * @held_atomic: an atomic of a held request completed, with its status
@@ -242,6 +251,7 @@ struct dq_proto {
 	u32 (*tail)(u64 v);
 	u64 (*frozen)(u64 v);
 	u64 (*thawed)(u64 v);
+	u64 (*thawed_held)(u64 v, u32 holder);
 	void (*fence)(struct rdlm_engine *eng, struct rdlm_req *req);
 	void (*home_down)(struct rdlm_engine *eng, struct rdlm_out *out);
 	void (*held_atomic)(struct rdlm_engine *eng, struct rdlm_req *req,
@@ -254,6 +264,7 @@ struct dq_proto {
  * struct dq_ack - the last ACK a member sent to one home
  * @seq: the fence's sequence number (0: none sent)
  * @slot: the word
+ * @kept: our request it named as keeping the lock (0: none)
  * @lost: its connection failed under it
  *
  * Both ends must see the fence through: the home fences again when its
@@ -263,6 +274,7 @@ struct dq_proto {
 struct dq_ack {
 	u64 seq;
 	u32 slot;
+	u32 kept;
 	u8 lost;
 };
 

@@ -11,6 +11,11 @@
 #  - node 3's VM is paused (a hung machine: its memory, its holds and its
 #    critical sections as they were); the survivors' rdlm_controld must
 #    switch it off before anyone is granted what it holds;
+#  - node 1 keeps B through the recovery (DQNL and DQNL-SF write a
+#    survivor's hold back into the word, central and the bakery keep it
+#    anyway) and lets it go once node 2 has A; on N-CoSED, whose recovery
+#    would report it lost while granting the word on, node 1 lets go of
+#    B before the recovery;
 #  - node 2 must be granted A (its holder died, so A's LVB is invalid),
 #    and B once node 1 lets it go (the dead waiter ahead of it is skipped;
 #    B's LVB stays valid); afterwards
@@ -218,9 +223,12 @@ if [ "$ME" = 1 ]; then
 		MEMBERSHIP_WAIT_S=120 membership_wait "$ls" 1 1 2
 		echo "$ls: node$VICTIM left the membership after $((($(date +%s%N) - t0) / 1000000)) ms"
 	done
-	# B goes to the next waiter in the queue: node 3, hung
+	# N-CoSED's recovery reports a survivor's hold lost while it grants
+	# the word on (the holder may still be inside): B goes before it
 	for ls in $LSS; do
-		kill "$(cat "$TMP/holder.$ls")"
+		case $ls in
+		lk-ncosed*) kill "$(cat "$TMP/holder.$ls")" ;;
+		esac
 	done
 	# only the fence agent switches it off
 	for ((i = 0; i < 1200; i++)); do
@@ -232,6 +240,17 @@ if [ "$ME" = 1 ]; then
 		fail "node$VICTIM not fenced 120 s after its pause"
 	rm -f "$TMP/paused"
 	echo "node$VICTIM switched off by the fence agent $((($(date +%s%N) - t0) / 1000000)) ms after its pause"
+	# B, held here with node 3 queued behind: kept through the recovery
+	# of its word (node 2 has A: the words were recovered), then let go
+	wait_file "$RDLM_OUT/rk.agranted"
+	sleep 3
+	for ls in $LSS; do
+		kill "$(cat "$TMP/holder.$ls")" 2>/dev/null
+		wait "$(cat "$TMP/holder.$ls")" 2>/dev/null
+		case $ls in lk-ncosed*) continue ;; esac
+		[ ! -e "$RDLM_OUT/rk.$ls.bheld.lost" ] ||
+			fail "$ls: B, held by a survivor, lost when the node queued behind it died"
+	done
 fi
 if [ "$ME" = 2 ]; then
 	for ls in $LSS; do
@@ -241,6 +260,7 @@ if [ "$ME" = 2 ]; then
 			fail "$ls: A's LVB valid after its EX holder died: $(cat "$TMP/a.$ls")"
 		echo "$ls: A granted $((($(date +%s%N) - t0) / 1000000)) ms after the pause ($(cat "$TMP/a.$ls"))"
 	done
+	: >"$RDLM_OUT/rk.agranted"
 	for ls in $LSS; do
 		wait ${wb[$ls]} ||
 			fail "$ls: B not granted past a dead waiter: $(cat "$TMP/b.$ls")"

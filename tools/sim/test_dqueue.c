@@ -709,7 +709,10 @@ static void t_dq_cancel(void)
 	dqt_fini();
 }
 
-/* recovery: a dead predecessor, freeze, fence, thaw, re-queue, lost */
+/*
+ * recovery: a dead predecessor, freeze, fence, thaw, re-queue; the holder
+ * (its successor was the one behind the dead member) keeps its lock
+ */
 static void t_dq_recovery(void)
 {
 	struct rdlm_verb v = { 0 }, rec = { 0 }, f0 = { 0 }, f1 = { 0 }, f2 = { 0 };
@@ -747,20 +750,19 @@ static void t_dq_recovery(void)
 	CHECK(find(RDLM_ACT_TIMER, 0) && !find(RDLM_ACT_FAIL, 0));
 	CHECK(dqt_post(RDLM_VERB_SEND, 0, &ack0) &&
 	      ack0.msg.type == DQ_M_ACK);
-	deliver(&DB, &f2, 1, 0);		/* holder: lost, loudly */
-	CHECK(has_notice(RDLM_NOTICE_LOST));
+	deliver(&DB, &f2, 1, 0);		/* holder: keeps it, says so */
+	CHECK(!has_notice(RDLM_NOTICE_LOST));
 	dqt_post(RDLM_VERB_SEND, 0, &ack2);
+	CHECK(ack2.msg.arg == dq(b)->id);
 	deliver(&DH, &ack0, 0, 0);
 	CHECK(!dqt_posts());
 	deliver(&DH, &ack2, 2, 0);
+	/* thawed to the holder: the word's tail is b again */
 	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == DQ_FROZEN &&
-	      v.arg1 == 0);
+	      v.arg1 == dq(b)->id);
 	dqt_cqe(&DH, &v, DQ_FROZEN, 0);
 	CHECK(DH.stats.resets == 1);
-	/* the lost holder unlocks without touching the word */
-	dqt_unlock(&DB, b);
-	CHECK(!dqt_posts() && find(RDLM_ACT_DONE, 0));
-	/* the waiter re-queues under a new incarnation */
+	/* the waiter re-queues under a new incarnation, behind b */
 	{
 		struct rdlm_out o = O(0);
 
@@ -768,8 +770,19 @@ static void t_dq_recovery(void)
 	}
 	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == 0 &&
 	      v.arg1 == dq(a)->id && dq(a)->id != ida);
-	dqt_cqe(&DA, &v, 0, 0);
-	CHECK(find(RDLM_ACT_GRANT, 0));
+	dqt_cqe(&DA, &v, dq(b)->id, 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == dq(b)->id);
+	dqt_cqe(&DA, &v, dq(b)->id, 0);
+	CHECK(!find(RDLM_ACT_GRANT, 0));
+	CHECK(dqt_post(RDLM_VERB_WRITE_IMM, 0, &v) && v.node == 2);
+	dqt_imm(&DB, &v, 0);			/* SUCC: b hears of a */
+	CHECK(has_notice(RDLM_NOTICE_BLOCKING));
+	/* b lets go: a GRANT notice, no atomic; a holds it */
+	dqt_unlock(&DB, b);
+	CHECK(dqt_post(RDLM_VERB_WRITE_IMM, 0, &v) && v.node == 0 &&
+	      !dqt_post(RDLM_VERB_CAS, 0, &f0));
+	dqt_imm(&DA, &v, 2);
+	CHECK(find(RDLM_ACT_GRANT, 0) && find(RDLM_ACT_GRANT, 0)->req == a);
 	/* a word whose home died: waiting requests fail with -EIO */
 	b = dqt_behind(&DB, dead);
 	dqt_down(&DB, 1);
