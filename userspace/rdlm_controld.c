@@ -119,6 +119,7 @@ struct ls {
 };
 
 static struct ls *lockspaces;
+static bool ls_fencing(const char *name, uint32_t *nodes, unsigned int *n);
 static quorum_handle_t qhandle;
 static int qfd = -1;
 static int quorate = -1;	/* -1: not known yet */
@@ -338,7 +339,8 @@ static bool ls_fence_ack(const char *name, uint32_t node)
  * left a lockspace. Acknowledged as soon as the kernel saw it depart.
  */
 static void ls_ack_clean(struct ls *ls, const uint32_t *skip,
-			 unsigned int nskip)
+			 unsigned int nskip, const uint32_t *pending,
+			 unsigned int npending)
 {
 	unsigned int i;
 
@@ -348,6 +350,9 @@ static void ls_ack_clean(struct ls *ls, const uint32_t *skip,
 		if (in_list(ls->members, ls->nmembers, node) &&
 		    !in_list(skip, nskip, node))
 			continue;	/* written in: not departed */
+		/* a departure before, still to be fenced, stays so */
+		if (in_list(pending, npending, node))
+			continue;
 		if (ls_fence_ack(ls->name, node))
 			log_info("%s: node %u left the group cleanly: recovered from without fencing",
 				 ls->name, node);
@@ -364,10 +369,14 @@ static void ls_write_one(struct ls *ls, const uint32_t *skip,
 			 unsigned int nskip)
 {
 	char path[PATH_MAX], line[16 + 11 * CPG_MEMBERS_MAX];
-	unsigned int i;
+	uint32_t pending[MAX_VICTIMS];
+	unsigned int i, npending;
 	int len, fd;
 	ssize_t n;
 
+	/* who waits for fencing before this line (a clean leave acks none) */
+	if (!ls->nclean || !ls_fencing(ls->name, pending, &npending))
+		npending = 0;
 	ls->epoch++;
 	len = snprintf(line, sizeof(line), "%u %d", ls->epoch, quorate);
 	for (i = 0; i < ls->nmembers; i++)
@@ -413,7 +422,7 @@ static void ls_write_one(struct ls *ls, const uint32_t *skip,
 		log_err("%s: short write of membership %u", ls->name,
 			ls->epoch);
 	} else {
-		ls_ack_clean(ls, skip, nskip);
+		ls_ack_clean(ls, skip, nskip, pending, npending);
 	}
 	close(fd);
 }
@@ -489,6 +498,9 @@ static void __noreturn restart_child(const char *name)
 	char path[PATH_MAX];
 	int fd, i;
 
+	/* not the daemon's tie: when it goes, the lockspaces must stop */
+	if (dev_fd >= 0)
+		close(dev_fd);
 	snprintf(path, sizeof(path), LSDIR "/%s/enable", name);
 	for (i = 0; i < 2; i++) {
 		fd = open(path, O_WRONLY);
@@ -603,7 +615,7 @@ static void confchg_cb(cpg_handle_t handle, const struct cpg_name *group,
 		       const struct cpg_address *joined, size_t njoined)
 {
 	struct ls *ls = NULL;
-	unsigned int i, n = 0;
+	unsigned int i, k, n = 0;
 
 	(void)group;
 	if (cpg_context_get(handle, (void **)&ls) != CS_OK || !ls)
@@ -624,13 +636,15 @@ static void confchg_cb(cpg_handle_t handle, const struct cpg_name *group,
 			  node, left[i].pid, left[i].reason);
 		if (node == our_nodeid)
 			continue;
-		if (ls->nleft < CPG_MEMBERS_MAX &&
-		    !in_list(ls->left, ls->nleft, node)) {
-			/* a daemon that went: out, whatever the ring says */
-			ls->left_out[ls->nleft] =
-				left[i].reason != CPG_REASON_NODEDOWN;
+		/* a daemon that went: out, whatever the ring says */
+		for (k = 0; k < ls->nleft && ls->left[k] != node; k++)
+			;
+		if (k == ls->nleft && k < CPG_MEMBERS_MAX) {
+			ls->left_out[k] = false;
 			ls->left[ls->nleft++] = node;
 		}
+		if (k < ls->nleft && left[i].reason != CPG_REASON_NODEDOWN)
+			ls->left_out[k] = true;
 		/* a daemon that died or a node that failed is fenced */
 		list_del_id(ls->clean, &ls->nclean, node);
 		if (left[i].reason == CPG_REASON_LEAVE &&

@@ -868,6 +868,13 @@ static u32 dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 	d->has_succ = 0;
 	d->nsh = 0;
 	if (dq_keep(eng, req)) {
+		/*
+		 * Under a new identity, which the thaw writes back: a notice
+		 * sent to the old one before the fence (a successor that has
+		 * re-queued since) is stale, not taken for a new successor.
+		 */
+		d->id = dq_mkid(eng->p.node, req->idx,
+				dqe(eng)->inc[req->idx]++);
 		d->kept = 1;
 		d->deaths = dqe(eng)->deaths;	/* its queue starts anew */
 		return d->id;
@@ -961,6 +968,18 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 		rdlm_spin_unlock(&eng->lock, flags);
 		break;
 	case DQ_M_FENCE:
+		/*
+		 * The same fence again (the home had not seen our ACK when its
+		 * connection came back): its claims are dropped already, and a
+		 * hold kept and named stays so; answer as before.
+		 */
+		if (m->token && e->acks[rx->src].seq == m->token &&
+		    e->acks[rx->src].slot == m->slot) {
+			e->acks[rx->src].lost = 0;
+			dq_send(eng, out, NULL, rx->src, DQ_M_ACK, m->slot, 0,
+				m->token, e->acks[rx->src].kept);
+			break;
+		}
 		kept = dq_fence_local(eng, rx->src, m->slot, out);
 		e->acks[rx->src].seq = m->token;
 		e->acks[rx->src].slot = m->slot;
@@ -1006,8 +1025,13 @@ void dq_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 	e->deaths++;
 	/* home side: stop waiting for its ACK, let the engine look around */
 	rdlm_spin_lock(&eng->lock, flags);
-	if (e->rec_slot != DQ_NONE)
+	if (e->rec_slot != DQ_NONE) {
+		/* a holder it named keeps nothing now */
+		if (e->slots[e->rec_slot].keep &&
+		    dq_id_node(e->slots[e->rec_slot].keep) == node)
+			e->slots[e->rec_slot].keep = 0;
 		dq_home_ack(eng, node, e->rec_slot, 0, out);
+	}
 	if (e->proto->home_down)
 		e->proto->home_down(eng, out);
 	rdlm_spin_unlock(&eng->lock, flags);
@@ -1030,7 +1054,9 @@ void dq_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 					dqe(eng)->proto->fence(eng, req);
 				dq_lose(eng, req, out);
 			} else {
-				if (d->phase != DQ_RELWAIT)
+				/* a release (waiting, or to retry) is over */
+				if (d->phase != DQ_RELWAIT &&
+				    !(d->phase == DQ_REL && d->relretry))
 					rdlm_engine_emit(eng, out,
 							 RDLM_ACT_FAIL, req,
 							 -EIO, 0);
@@ -1091,8 +1117,7 @@ void dq_member_up(struct rdlm_engine *eng, u32 node, struct rdlm_out *out)
 			dq_home_cas(eng, out, e->rec_slot, DQ_HC_FREEZE,
 				    s->word, e->proto->frozen(s->word));
 		else if (e->rec_cas_lost && s->rec == DQ_REC_THAW)
-			dq_home_cas(eng, out, e->rec_slot, DQ_HC_THAW, s->word,
-				    e->proto->thawed(s->word));
+			dq_rec_thaw(eng, e->rec_slot, out);	/* to its keeper */
 		e->rec_cas_lost = 0;
 	}
 	rdlm_spin_unlock(&eng->lock, flags);
