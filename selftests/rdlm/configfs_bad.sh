@@ -50,6 +50,8 @@ done
 refuse $L/update_locks 2 -1
 refuse $L/lvb_len 0 15 65 -1 abc
 refuse $L/lvb_read 2 -1 abc
+refuse $L/fencing 2 -1 abc
+refuse $L/managed 2 -1 abc
 refuse $L/enable 2 -1 abc
 
 echo 7 >$L/members || fail "members"
