@@ -335,8 +335,10 @@ static bool ls_fence_ack(const char *name, uint32_t node)
  * A node whose daemon left the group cleanly let go of the lockspace
  * first (it left because the lockspace was disabled, stopped or
  * re-created, or the daemon closed /dev/rdlm, which stops them, before it
- * left on SIGTERM): it holds nothing, as dlm_controld fences no node that
- * left a lockspace. Acknowledged as soon as the kernel saw it depart.
+ * left on SIGTERM), as dlm_controld fences no node that left a lockspace:
+ * acknowledged as soon as the kernel saw it depart, unless it was waiting
+ * for its fencing already. (A stopped lockspace has only told its users
+ * that their locks are lost; a disabled one waited for their unlocks.)
  */
 static void ls_ack_clean(struct ls *ls, const uint32_t *skip,
 			 unsigned int nskip, const uint32_t *pending,
@@ -894,7 +896,7 @@ static bool conf_args(char **words, unsigned int nwords, char **args,
  */
 static bool conf_load(const char *file, bool must)
 {
-	char buf[4096], *words[2 + MAX_ARGS + 1], *p, *tok;
+	char buf[4096], *words[3 + MAX_ARGS + 1], *p, *tok;	/* one spare */
 	unsigned int line = 0, n, i;
 	unsigned long node;
 	FILE *f;
@@ -917,6 +919,11 @@ static bool conf_load(const char *file, bool must)
 				words[n++] = tok;
 		if (!n)
 			continue;
+		if (n == sizeof(words) / sizeof(words[0])) {
+			fprintf(stderr, "%s: %s:%u: more than %u key=value words\n",
+				prog, file, line, MAX_ARGS);
+			goto bad;
+		}
 		if (!strcmp(words[0], "device") && n >= 3 &&
 		    ndevices < MAX_DEVICES) {
 			struct fence_device *d = &devices[ndevices];
