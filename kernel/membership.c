@@ -478,11 +478,11 @@ static void rdlm_memb_print_set(struct rdlm_lockspace *ls, char *buf,
  * "state static|running|stopped", "departed NODEID..." (fenced, until
  * they rejoin), "recovering NODEID..." (waiting for the grace or a fence
  * acknowledgment), "fencing NODEID..." (those of them that wait for the
- * acknowledgment: rdlm_controld fences them), "recoveries N", "homes NODEID..." (the nodes names
- * hash to), "rehoming frozen|done" (names that moved wait for every
- * member to reclaim them), "rehomed N" (moves completed), "incarnation X"
- * (this enable of the lockspace, 16 hex digits: rdlm_controld tells a
- * re-created lockspace by it).
+ * acknowledgment: rdlm_controld fences them), "recoveries N", "homes
+ * NODEID..." (the nodes names hash to), "rehoming frozen|done" (names
+ * that moved wait for every member to reclaim them), "rehomed N" (moves
+ * completed), "incarnation X" (this enable of the lockspace, 16 hex
+ * digits: rdlm_controld tells a re-created lockspace by it).
  *
  * Return: bytes written.
  */
