@@ -1628,6 +1628,7 @@ static void t_engine_common(void)
 #include "test_dqueue.c"	/* queue engines' unit tests */
 #include "test_range.c"	/* range engines' unit tests */
 #include "test_plock.c"	/* POSIX lock table */
+#include "test_slots.c"	/* slot table */
 
 /* ---- randomized simulations ---- */
 
@@ -2167,6 +2168,8 @@ int main(int argc, char **argv)
 		{ "plock: split, merge, upgrade, downgrade, to the end", t_pl_split_merge },
 		{ "plock: a departed node's locks go", t_pl_drop_node },
 		{ "plock: random F_SETLK against a per-byte model", t_pl_random },
+		{ "slots: kept, lowest free by node id, conflicts to the lower id", t_slots_assign },
+		{ "slots: 20000 random joins, departures, split and merged tables: every member agrees", t_slots_random },
 	};
 	clock_t t0 = clock();
 	size_t i;
