@@ -26,6 +26,7 @@
 #define RDLM_BACKOFF_MAX_MS	2000	/* keeps reconnects within 5 s */
 #define RDLM_PARK_POLL_MS	500	/* parked cm_id: look at the link */
 #define RDLM_RD_ATOM		16	/* outstanding READs/atomics we ask for */
+#define RDLM_REASK_PERIODS	3	/* heartbeats before asking again */
 
 /* Private data of a connection request. */
 struct rdlm_cm_priv {
@@ -572,6 +573,28 @@ out:
 }
 
 /*
+ * An admitted member whose table never came is asked again: a request or
+ * its answer (a TABLE, or GONE that tells a fenced incarnation to stop)
+ * can be lost with a connection that fails in between, and nothing else
+ * asks again while this one stays up.
+ */
+static void rdlm_conn_reask_tables(struct rdlm_conn *conn)
+{
+	struct rdlm_fabric_ls *ls;
+	struct rdlm_member *m;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(ls, &rdlm_fabric.lockspaces, entry) {
+		if (READ_ONCE(ls->dead) || !rdlm_fabric_ls_admits(ls, conn->node))
+			continue;
+		m = rdlm_fabric_ls_member(ls, conn->node);
+		if (m && !READ_ONCE(m->remote.ready))
+			rdlm_conn_request_tables(conn, ls);
+	}
+	rcu_read_unlock();
+}
+
+/*
  * Both ends watch the peer: any successful completion (an RC send
  * completes only once the peer acknowledged it; a receive is the peer's
  * message) proves it alive. Silence for heartbeat_miss periods fails the
@@ -599,6 +622,10 @@ static void rdlm_conn_hb_work(struct work_struct *work)
 		WRITE_ONCE(conn->last_status, -ETIMEDOUT);
 		rdlm_conn_error(conn);
 		return;
+	}
+	if (!conn->passive && !time_before(jiffies, conn->reask_at)) {
+		conn->reask_at = jiffies + RDLM_REASK_PERIODS * period;
+		rdlm_conn_reask_tables(conn);
 	}
 	if (!conn->passive &&
 	    !time_before(jiffies, READ_ONCE(conn->last_msg_out) + period)) {
@@ -830,6 +857,8 @@ int rdlm_conn_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 			conn->backoff_ms = RDLM_BACKOFF_MIN_MS;
 			conn->last_alive = jiffies;
 			conn->last_msg_out = jiffies;
+			conn->reask_at = jiffies + RDLM_REASK_PERIODS *
+					 msecs_to_jiffies(rdlm_heartbeat_ms);
 		}
 		spin_unlock_bh(&conn->lock);
 		queue_work(rdlm_fabric.wq, &conn->up_work);

@@ -354,6 +354,7 @@ struct rdlm_conn {
 	unsigned long connect_start;	/* jiffies */
 	unsigned long last_alive;	/* jiffies of the last completion */
 	unsigned long last_msg_out;	/* jiffies of the last SEND/IMM */
+	unsigned long reask_at;		/* active: re-ask missing tables then */
 	u32 reconnects;
 	u32 rejects;
 	int last_event;			/* last failing CM event, -1 none */

@@ -663,10 +663,18 @@ static void rdlm_send_gone(struct rdlm_conn *passive, struct rdlm_fabric_ls *ls,
 
 	op = rdlm_msg_alloc(passive, RDLM_W_GONE, sizeof(struct rdlm_wire_gone),
 			    passive->local, ls->lsid);
-	if (!op)
-		return;		/* it asks again when it reconnects */
-	((struct rdlm_wire_gone *)op->buf)->incarnation = cpu_to_le64(inc);
-	rdlm_msg_send(op);
+	if (op) {
+		((struct rdlm_wire_gone *)op->buf)->incarnation =
+			cpu_to_le64(inc);
+		if (!rdlm_msg_send(op))
+			return;
+	}
+	/*
+	 * The request can complete here before the connection's ESTABLISHED
+	 * event made it live: the peer asks again (rdlm_conn_reask_tables()).
+	 */
+	pr_info_ratelimited("lockspace %s: node %u: could not tell it so yet\n",
+			    ls->name, passive->node);
 }
 
 /*
