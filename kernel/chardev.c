@@ -695,7 +695,7 @@ static long rdlm_ioctl_version(struct rdlm_version __user *uarg)
 
 /* A membership event, allocated and counted like a completion event. */
 static void rdlm_dev_recovery_event(struct rdlm_file *rf, u32 type, u64 user,
-				    u32 mode)
+				    u32 mode, u32 lkid)
 {
 	struct rdlm_uevent *uev;
 
@@ -705,6 +705,7 @@ static void rdlm_dev_recovery_event(struct rdlm_file *rf, u32 type, u64 user,
 	uev->ev.type = type;
 	uev->ev.user = user;
 	uev->ev.mode = mode;
+	uev->ev.lkid = lkid;
 	spin_lock(&rf->lock);
 	rdlm_dev_queue_event(rf, uev);
 	spin_unlock(&rf->lock);
@@ -712,18 +713,20 @@ static void rdlm_dev_recovery_event(struct rdlm_file *rf, u32 type, u64 user,
 
 static void rdlm_dev_recover_prep(void *arg)
 {
-	rdlm_dev_recovery_event(arg, RDLM_EV_RECOVER_PREP, 0, 0);
+	rdlm_dev_recovery_event(arg, RDLM_EV_RECOVER_PREP, 0, 0, 0);
 }
 
-static void rdlm_dev_recover_slot(void *arg, u32 nodeid)
+static void rdlm_dev_recover_slot(void *arg, u32 nodeid, u32 slot)
 {
-	rdlm_dev_recovery_event(arg, RDLM_EV_RECOVER_SLOT, nodeid, 0);
+	rdlm_dev_recovery_event(arg, RDLM_EV_RECOVER_SLOT, nodeid, 0, slot);
 }
 
-static void rdlm_dev_recover_done(void *arg, u32 epoch, const u32 *nodeids,
-				  u32 nr)
+static void rdlm_dev_recover_done(void *arg,
+				  const struct rdlm_member_slot *slots, u32 nr,
+				  u32 our_slot, u32 generation)
 {
-	rdlm_dev_recovery_event(arg, RDLM_EV_RECOVER_DONE, epoch, nr);
+	rdlm_dev_recovery_event(arg, RDLM_EV_RECOVER_DONE, generation, nr,
+				our_slot);
 }
 
 static const struct rdlm_lockspace_ops rdlm_dev_recovery_ops = {

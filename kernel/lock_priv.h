@@ -262,6 +262,7 @@ struct rdlm_lockspace {
 	u32 memb_recoveries;
 	struct delayed_work memb_work;	/* recovery when a grace ends */
 	struct list_head watchers;	/* &struct rdlm_watch */
+	u32 memb_done_gen;		/* slot table recover_done reported */
 
 	/* names' homes (rehome.c), under ls->lock; bits are node indexes */
 	u64 rh_map;			/* the homes now: memb_in, or all */
@@ -274,6 +275,13 @@ struct rdlm_lockspace {
 	u64 rh_ask_map[RDLM_MAX_MEMBERS];	/* what each member asked */
 	u32 rh_ask_epoch[RDLM_MAX_MEMBERS];
 	u32 rh_rounds;			/* re-homings completed */
+	/* each member's slot claim in this round (ours: at the apply) */
+	u32 rh_claim_slot[RDLM_MAX_MEMBERS];
+	u32 rh_claim_gen[RDLM_MAX_MEMBERS];
+	/* the slot table agreed at the last thaw (engine/slots.c) */
+	u32 slot_of[RDLM_MAX_MEMBERS];	/* 0: none */
+	u32 slot_gen;			/* 0: no table yet */
+	u64 slot_map;			/* the members it is for */
 	/* homes that left with their LVBs: a name homed on one is unknown */
 	struct {
 		u64 map;

@@ -53,29 +53,54 @@ static void rdlm_memb_prep(struct rdlm_lockspace *ls)
 			w->ops->recover_prep(w->arg);
 }
 
-static void rdlm_memb_slot(struct rdlm_lockspace *ls, u32 nodeid)
+/* Member @idx departed; its slot in the last agreed table (0: none). */
+static void rdlm_memb_slot(struct rdlm_lockspace *ls, u32 idx)
 {
 	struct rdlm_watch *w;
+	u32 slot;
 
+	spin_lock_bh(&ls->lock);
+	slot = ls->slot_map & BIT_ULL(idx) ? ls->slot_of[idx] : 0;
+	spin_unlock_bh(&ls->lock);
 	list_for_each_entry(w, &ls->watchers, entry)
 		if (w->ops->recover_slot)
-			w->ops->recover_slot(w->arg, nodeid);
+			w->ops->recover_slot(w->arg, ls->members[idx], slot);
 }
 
-/* The membership is in force once nobody waits for recovery. */
+/*
+ * The membership is in force once nobody waits for recovery and its
+ * names' re-homing agreed a slot table for it (the thaw): told once per
+ * table, as fs/dlm's recover_done follows each completed recovery.
+ */
 static void rdlm_memb_done(struct rdlm_lockspace *ls)
 {
-	u32 ids[RDLM_MAX_MEMBERS], nr = 0, i;
+	struct rdlm_member_slot slots[RDLM_MAX_MEMBERS];
+	u32 nr = 0, i, gen, our = 0;
 	struct rdlm_watch *w;
 
-	if (ls->memb_pending || ls->memb_stopped)
+	lockdep_assert_held(&ls->memb_mutex);
+	if (ls->memb_pending || ls->memb_stopped || !ls->memb_epoch)
 		return;
-	for (i = 0; i < ls->nr_members; i++)
-		if (ls->memb_in & BIT_ULL(i))
-			ids[nr++] = ls->members[i];
+	spin_lock_bh(&ls->lock);
+	gen = ls->slot_gen;
+	if (ls->dead || ls->rh_active || !gen || gen == ls->memb_done_gen ||
+	    ls->slot_map != ls->memb_in) {
+		spin_unlock_bh(&ls->lock);
+		return;
+	}
+	ls->memb_done_gen = gen;
+	for (i = 0; i < ls->nr_members; i++) {
+		if (!(ls->slot_map & BIT_ULL(i)))
+			continue;
+		slots[nr].nodeid = ls->members[i];
+		slots[nr++].slot = ls->slot_of[i];
+		if (i == ls->self)
+			our = ls->slot_of[i];
+	}
+	spin_unlock_bh(&ls->lock);
 	list_for_each_entry(w, &ls->watchers, entry)
 		if (w->ops->recover_done)
-			w->ops->recover_done(w->arg, ls->memb_epoch, ids, nr);
+			w->ops->recover_done(w->arg, slots, nr, our, gen);
 }
 
 /*
@@ -189,8 +214,8 @@ static void rdlm_memb_work(struct work_struct *work)
 	struct rdlm_lockspace *ls = container_of(to_delayed_work(work),
 						 struct rdlm_lockspace,
 						 memb_work);
-	u64 fresh, pending, departed;
 	bool gone;
+	u64 fresh;
 	u32 i;
 
 	mutex_lock(&ls->memb_mutex);
@@ -204,8 +229,6 @@ static void rdlm_memb_work(struct work_struct *work)
 		if (fresh & BIT_ULL(i))
 			rdlm_memb_restart_static(ls, i);
 	fresh &= ls->memb_departed;
-	pending = ls->memb_pending;
-	departed = ls->memb_departed;
 	/* a new incarnation proves the old one holds nothing: no grace */
 	if (ls->memb_pending & fresh)
 		pr_info("lockspace %s: departed nodes restarted the lockspace: recovering from them now\n",
@@ -214,9 +237,8 @@ static void rdlm_memb_work(struct work_struct *work)
 	for (i = 0; i < ls->nr_members; i++)
 		if (fresh & ls->memb_in & BIT_ULL(i))
 			rdlm_memb_rejoin(ls, i);
-	/* recover_done only for a change: a recovery or a rejoin */
-	if (ls->memb_pending != pending || ls->memb_departed != departed)
-		rdlm_memb_done(ls);
+	/* once per slot table: after a thaw, a recovery or a rejoin */
+	rdlm_memb_done(ls);
 	mutex_unlock(&ls->memb_mutex);
 }
 
@@ -376,7 +398,7 @@ int rdlm_lockspace_set_membership(struct rdlm_lockspace *ls, const char *buf)
 			 * covers must not be read before the replay (fs/dlm
 			 * calls recover_slot before it grants again).
 			 */
-			rdlm_memb_slot(ls, ls->members[i]);
+			rdlm_memb_slot(ls, i);
 			ls->memb_departed |= bit;
 			ls->memb_pending |= bit;
 			ls->memb_due[i] = jiffies +
@@ -481,8 +503,10 @@ static void rdlm_memb_print_set(struct rdlm_lockspace *ls, char *buf,
  * acknowledgment: rdlm_controld fences them), "recoveries N", "homes
  * NODEID..." (the nodes names hash to), "rehoming frozen|done" (names
  * that moved wait for every member to reclaim them), "rehomed N" (moves
- * completed), "incarnation X" (this enable of the lockspace, 16 hex
- * digits: rdlm_controld tells a re-created lockspace by it).
+ * completed), "slots NODEID:SLOT..." and "generation G" (the slot
+ * table agreed at the last thaw, none before the first), "incarnation X"
+ * (this enable of the lockspace, 16 hex digits: rdlm_controld tells a
+ * re-created lockspace by it).
  *
  * Return: bytes written.
  */
@@ -490,6 +514,7 @@ int rdlm_lockspace_show_membership(struct rdlm_lockspace *ls, char *buf,
 				   size_t size)
 {
 	u64 all = ls->nr_members == 64 ? ~0ULL : BIT_ULL(ls->nr_members) - 1;
+	u32 i;
 	int n;
 
 	mutex_lock(&ls->memb_mutex);
@@ -511,6 +536,12 @@ int rdlm_lockspace_show_membership(struct rdlm_lockspace *ls, char *buf,
 	rdlm_memb_print_set(ls, buf, size, &n, "homes", ls->rh_map);
 	n += scnprintf(buf + n, size - n, "rehoming %s\nrehomed %u\n",
 		       ls->rh_active ? "frozen" : "done", ls->rh_rounds);
+	n += scnprintf(buf + n, size - n, "slots");
+	for (i = 0; i < ls->nr_members; i++)
+		if (ls->slot_map & BIT_ULL(i))
+			n += scnprintf(buf + n, size - n, " %u:%u",
+				       ls->members[i], ls->slot_of[i]);
+	n += scnprintf(buf + n, size - n, "\ngeneration %u\n", ls->slot_gen);
 	rdlm_ls_unlock(ls);
 	n += scnprintf(buf + n, size - n, "incarnation %016llx\n",
 		       rdlm_fabric_ls_incarnation(ls->fls));

@@ -42,6 +42,7 @@
 #include <linux/jiffies.h>
 
 #include "lock_priv.h"
+#include "engine/slots.h"
 
 #define RDLM_RH_ASK_AGAIN	HZ
 
@@ -115,13 +116,17 @@ static void rdlm_rh_send(struct rdlm_lockspace *ls, u32 node, u16 type,
 {
 	u32 i;
 
+	if (type == RDLM_LM_RH_ASK) {
+		rdlm_lm_send_msg(ls, node, type, 0, 0, map, epoch, 0);
+		return;
+	}
 	/* a node that joins learns which homes left with their LVBs */
-	if (type == RDLM_LM_RH_DONE)
-		for (i = 0; i < ls->nr_rh_lost; i++)
-			rdlm_lm_send_msg(ls, node, RDLM_LM_RH_LOST, 0, 0,
-					 ls->rh_lost[i].map,
-					 ls->rh_lost[i].gone, 0);
-	rdlm_lm_send_msg(ls, node, type, 0, 0, map, epoch, 0);
+	for (i = 0; i < ls->nr_rh_lost; i++)
+		rdlm_lm_send_msg(ls, node, RDLM_LM_RH_LOST, 0, 0,
+				 ls->rh_lost[i].map, ls->rh_lost[i].gone, 0);
+	/* the answer carries our slot claim: slot, generation above epoch */
+	rdlm_lm_send_msg(ls, node, type, ls->rh_claim_slot[ls->self], 0, map,
+			 epoch | (u64)ls->rh_claim_gen[ls->self] << 32, 0);
 }
 
 /* Ask every member that has not answered for the map in force. */
@@ -200,6 +205,13 @@ void rdlm_rehome_apply(struct rdlm_lockspace *ls, u32 epoch, u64 map,
 	ls->rh_self_done = false;
 	ls->rh_epoch = epoch;
 	ls->rh_got = 0;
+	/* claims are heard anew each round; ours is our slot in the last */
+	memset(ls->rh_claim_slot, 0, sizeof(ls->rh_claim_slot));
+	memset(ls->rh_claim_gen, 0, sizeof(ls->rh_claim_gen));
+	if (ls->slot_map & BIT_ULL(ls->self)) {
+		ls->rh_claim_slot[ls->self] = ls->slot_of[ls->self];
+		ls->rh_claim_gen[ls->self] = ls->slot_gen;
+	}
 	hash_for_each_safe(ls->res, bkt, tmp, res, hash) {
 		if (rdlm_rehome_frozen(ls, res->key))
 			res->frozen = true;
@@ -216,6 +228,34 @@ void rdlm_rehome_apply(struct rdlm_lockspace *ls, u32 epoch, u64 map,
 	rdlm_ls_pass_all(ls);
 }
 
+/*
+ * The slot table of the map every member answered for: the same on every
+ * member, since each computes it from the same claims (each member's own,
+ * fixed when it applied the map). Its recover_done runs from the
+ * membership work, in process context.
+ */
+static void rdlm_rh_slots(struct rdlm_lockspace *ls)
+{
+	u32 id[RDLM_MAX_MEMBERS], slot[RDLM_MAX_MEMBERS];
+	u32 gen[RDLM_MAX_MEMBERS];
+	u32 i, n = 0;
+
+	for (i = 0; i < ls->nr_members; i++) {
+		if (!(ls->rh_map & BIT_ULL(i)))
+			continue;
+		id[n] = ls->members[i];
+		slot[n] = ls->rh_claim_slot[i];
+		gen[n++] = ls->rh_claim_gen[i];
+	}
+	ls->slot_gen = rdlm_slots_assign(id, slot, gen, n);
+	ls->slot_map = ls->rh_map;
+	memset(ls->slot_of, 0, sizeof(ls->slot_of));
+	for (i = 0, n = 0; i < ls->nr_members; i++)
+		if (ls->rh_map & BIT_ULL(i))
+			ls->slot_of[i] = slot[n++];
+	mod_delayed_work(ls->wq, &ls->memb_work, 0);
+}
+
 /* Every member answered for our map, and we are done: resume. */
 static void rdlm_rh_thaw(struct rdlm_lockspace *ls)
 {
@@ -227,6 +267,7 @@ static void rdlm_rh_thaw(struct rdlm_lockspace *ls)
 	ls->rh_active = false;
 	ls->rh_stable = ls->rh_map;
 	ls->rh_rounds++;
+	rdlm_rh_slots(ls);
 	hash_for_each_safe(ls->res, bkt, tmp, res, hash) {
 		res->frozen = false;
 		if (!rdlm_rh_move(ls, res))
@@ -310,6 +351,8 @@ void rdlm_rehome_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 	}
 	if (ls->rh_active && map == ls->rh_map && epoch == ls->rh_epoch) {
 		ls->rh_got |= BIT_ULL(rx->src);
+		ls->rh_claim_slot[rx->src] = rx->msg.slot;
+		ls->rh_claim_gen[rx->src] = rx->msg.arg >> 32;
 		rdlm_rehome_check(ls);
 	}
 }

@@ -65,6 +65,16 @@ struct rdlm_lksb {
 };
 
 /**
+ * struct rdlm_member_slot - one member's slot (fs/dlm's struct dlm_slot)
+ * @nodeid: the member
+ * @slot: its slot, 1..64
+ */
+struct rdlm_member_slot {
+	u32 nodeid;
+	u32 slot;
+};
+
+/**
  * struct rdlm_lockspace_ops - membership events of a lockspace, for a
  *	cluster file system (the shape of fs/dlm's dlm_lockspace_ops)
  * @recover_prep: the membership changes and some node departed, or this
@@ -73,17 +83,23 @@ struct rdlm_lksb {
  * @recover_slot: node @nodeid departed: none of its locks has gone to
  *	another node yet; they do once it is fenced (after the recovery
  *	grace, or a fence acknowledgment). Replay its journal (under its
- *	journal's lock, granted then)
- * @recover_done: the membership @nodeids (@nr of them, ascending) of
- *	@epoch is in force and no departed node waits for recovery
+ *	journal's lock, granted then). @slot: its slot (0: it had none yet)
+ * @recover_done: a membership is in force, no departed node waits for
+ *	recovery, and every member agreed its slot table: @slots (@nr of
+ *	them, ascending node id), this node's slot @our_slot, the table's
+ *	@generation (increasing; each table is told once)
  *
  * Every member may be NULL. They are called in process context, one at a
  * time per lockspace, and may sleep, but must not watch or unwatch.
+ * Slots are 1..64, cluster-wide per lockspace, as fs/dlm's: a member
+ * keeps its slot while it stays, a node that joins takes the lowest free
+ * one (Documentation/membership.rst).
  */
 struct rdlm_lockspace_ops {
 	void (*recover_prep)(void *arg);
-	void (*recover_slot)(void *arg, u32 nodeid);
-	void (*recover_done)(void *arg, u32 epoch, const u32 *nodeids, u32 nr);
+	void (*recover_slot)(void *arg, u32 nodeid, u32 slot);
+	void (*recover_done)(void *arg, const struct rdlm_member_slot *slots,
+			     u32 nr, u32 our_slot, u32 generation);
 };
 
 /**

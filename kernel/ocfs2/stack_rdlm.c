@@ -203,7 +203,7 @@ static void o2rdlm_dump_lksb(struct ocfs2_dlm_lksb *lksb)
 		rl->sb.status, rl->sb.lkid, rl->sb.flags);
 }
 
-static void o2rdlm_recover_slot(void *arg, u32 nodeid)
+static void o2rdlm_recover_slot(void *arg, u32 nodeid, u32 slot)
 {
 	struct o2rdlm_conn *c = arg;
 

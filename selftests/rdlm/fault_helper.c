@@ -343,10 +343,11 @@ static int events(const char *ls, const char *file)
 		if (ev.type == RDLM_EV_RECOVER_PREP)
 			fprintf(f, "prep\n");
 		else if (ev.type == RDLM_EV_RECOVER_SLOT)
-			fprintf(f, "slot %llu\n", (unsigned long long)ev.user);
+			fprintf(f, "slot %llu %u\n",
+				(unsigned long long)ev.user, ev.lkid);
 		else if (ev.type == RDLM_EV_RECOVER_DONE)
-			fprintf(f, "done %llu %u\n",
-				(unsigned long long)ev.user, ev.mode);
+			fprintf(f, "done %llu %u %u\n",
+				(unsigned long long)ev.user, ev.mode, ev.lkid);
 	}
 	return 1;
 }

@@ -3,7 +3,9 @@
 # Cluster membership from corosync (rdlm_controld(8)), on 3 nodes, for
 # every lockspace named lk-* in tools/cluster/cluster.conf:
 #  - with corosync and rdlm_controld running everywhere, every node reports
-#    members 1 2 3, quorate;
+#    members 1 2 3, quorate, and the same slot table, one slot each;
+#  - nodes 3, 2 and 1 enable memb-slots in turn: each takes the lowest
+#    free slot, the others keep theirs (1:3 2:2 3:1 on every node);
 #  - node 1 enables a lockspace while its rdlm_controld is stopped
 #    (SIGSTOP): nothing is granted there before the daemon's first line;
 #    one configured managed 0 grants at once and the daemon leaves it be;
@@ -19,7 +21,9 @@
 #    the recovery grace has passed, and the two holders are never inside
 #    at once (fault_helper's critical sections, RDLM_CS_DIR);
 #  - the heal: node 3's rdlm_controld restarts its lockspaces, they join
-#    again, every node reports 1 2 3 and locks the name;
+#    again, every node reports 1 2 3 and locks the name; every node has
+#    the slot table of the start (nodes 1 and 2 kept their slots, node
+#    3's fresh lockspace took the free one);
 #  - node 3 holds the names again, node 1 waits; node 3 is cut off and
 #    its rdlm_controld killed (SIGKILL): node 3's lockspaces stop and
 #    report the holds lost at once, nodes 1 and 2 report 1 2 and node 1 is
@@ -135,6 +139,42 @@ settled()
 	fail "$1: not running with every table known after 120 s: $(cat "$CFS/lockspaces/$1/membership")"
 }
 
+# slots_agree TAG: every lockspace's slot table ("slots N:S..." once
+# its re-homing is done, within 30 s) is the same on every node, gives
+# nodes 1 2 3 one slot each, and (but at TAG start) is the table of the
+# start: members keep their slots, a fresh lockspace takes the free one
+slots_agree()
+{
+	local ls i line mine
+
+	for ls in $LSS; do
+		for ((i = 0; i < 300; i++)); do
+			line=$(cat "$CFS/lockspaces/$ls/membership")
+			[[ $line == *"rehoming done"* ]] &&
+				line=$(grep "^slots " <<<"$line") || line=
+			[[ $line =~ ^slots\ 1:[1-3]\ 2:[1-3]\ 3:[1-3]$ ]] && break
+			sleep 0.1
+		done
+		echo "$line" >"$RDLM_OUT/memb.slots.$1.$ls.$ME"
+	done
+	barrier "memb-slots-$1" 120
+	for ls in $LSS; do
+		mine=$(cat "$RDLM_OUT/memb.slots.$1.$ls.$ME")
+		[[ $mine =~ ^slots\ 1:[1-3]\ 2:[1-3]\ 3:[1-3]$ ]] ||
+			fail "$ls: after $1: no slot table for 1 2 3: '$mine'"
+		[ "$(echo "$mine" | grep -o ':[1-3]' | sort -u | wc -l)" = 3 ] ||
+			fail "$ls: after $1: two nodes share a slot: '$mine'"
+		for i in 1 2 3; do
+			[ "$(cat "$RDLM_OUT/memb.slots.$1.$ls.$i")" = "$mine" ] ||
+				fail "$ls: after $1: node $i has '$(cat "$RDLM_OUT/memb.slots.$1.$ls.$i")', node $ME '$mine'"
+		done
+		[ "$1" = start ] ||
+			[ "$(cat "$RDLM_OUT/memb.slots.start.$ls.$ME")" = "$mine" ] ||
+			fail "$ls: after $1: '$mine', at the start '$(cat "$RDLM_OUT/memb.slots.start.$ls.$ME")': a member's slot changed"
+	done
+	echo "node$ME: after $1: every lockspace has the same slot table on every node: $mine (the last)"
+}
+
 # rejoined WHAT TAG: every node reports 1 2 3 (within 120 s) and every
 # lockspace settles, then every node locks every name again
 rejoined()
@@ -145,6 +185,7 @@ rejoined()
 	for ls in $LSS; do
 		settled "$ls"
 	done
+	[ "$2" = heal ] && slots_agree heal
 	barrier "memb-back-$2" 300
 	for ls in $LSS; do
 		"$HELPER" wait "$ls" "$(cat "$RDLM_OUT/memb.$ls.name")" 60000 \
@@ -241,6 +282,10 @@ if [ "$ME" = 1 ]; then
 	done
 fi
 all_report "corosync start" 1 1 2 3
+for ls in $LSS; do
+	settled "$ls"
+done
+slots_agree start
 barrier memb-full 120
 
 # A lockspace enabled while rdlm_controld runs grants nothing before its
@@ -274,6 +319,39 @@ if [ "$ME" = 1 ]; then
 	"$REPO/userspace/rdlmctl" leave memb-static || fail "remove memb-static"
 fi
 barrier memb-first 120
+
+# Slots are kept, not ranked: memb-slots is enabled on node 3, then node
+# 2, then node 1; each joiner takes the lowest free slot and the members
+# keep theirs, so the table is 1:3 2:2 3:1 on every node (ranking the
+# members by node id would give 1:1 2:2 3:3).
+# slots_is LS TABLE: within 30 s, LS's agreed slot table is TABLE
+slots_is()
+{
+	local i line
+
+	for ((i = 0; i < 300; i++)); do
+		line=$(cat "$CFS/lockspaces/$1/membership" 2>/dev/null)
+		[[ $line == *"rehoming done"* ]] &&
+			[ "$(grep "^slots " <<<"$line")" = "slots $2" ] && return 0
+		sleep 0.1
+	done
+	fail "$1: slots '$(grep "^slots " <<<"$line")', expected '$2'"
+}
+for n in 3 2 1; do
+	if [ "$ME" = $n ]; then
+		"$REPO/userspace/rdlmctl" join memb-slots members=1,2,3 ||
+			fail "create memb-slots"
+	fi
+	case $n in
+	3) [ "$ME" = 3 ] && slots_is memb-slots "3:1" ;;
+	2) [ "$ME" = 1 ] || slots_is memb-slots "2:2 3:1" ;;
+	1) slots_is memb-slots "1:3 2:2 3:1" ;;
+	esac
+	barrier "memb-slots-join$n" 120
+done
+echo "node$ME: memb-slots joined by node 3, 2, 1 in turn: slots 1:3 2:2 3:1"
+"$REPO/userspace/rdlmctl" leave memb-slots || fail "remove memb-slots"
+barrier memb-slots-left 120
 
 # leave and join again: fab-cpu, a lockspace without a lock manager
 ls=fab-cpu

@@ -30,8 +30,9 @@
 #    lockspace, and locks A, B and a name homed on itself; so do nodes 1
 #    and 2;
 #  - a program on node 2 that joined lk-dqnl for membership events reads
-#    prep, slot 3 and done with 2 members after the fencing, done with 3
-#    after the rejoin.
+#    prep, slot 3 with node 3's slot and done with 2 members and node 2's
+#    slot after the fencing, done with 3 and node 2's slot after the
+#    rejoin (node 2 keeps its slot throughout).
 # Without leases, only recovery hands a lock on: without it every engine
 # waits for the hung node for ever. The time from the pause to the switch
 # off and to each grant is printed (detection by corosync, the fence
@@ -135,6 +136,19 @@ if [ "$ME" = 2 ]; then
 	EVPID=$!
 fi
 barrier rk-ready 300
+# node 2's and the victim's slots in EVLS's agreed table, for the events
+if [ "$ME" = 2 ]; then
+	for ((i = 0; i < 300; i++)); do
+		tbl=$(cat "$CFS/lockspaces/$EVLS/membership")
+		[[ $tbl == *"rehoming done"* ]] &&
+			[[ $(grep "^slots " <<<"$tbl") =~ ^slots\ 1:[1-3]\ 2:([1-3])\ 3:([1-3])$ ]] &&
+			break
+		sleep 0.1
+	done
+	((i < 300)) || fail "$EVLS: no slot table for 1 2 3: $tbl"
+	MYSLOT=${BASH_REMATCH[1]} VSLOT=${BASH_REMATCH[2]}
+	echo "$EVLS: $(grep "^slots " <<<"$tbl")"
+fi
 
 if [ "$ME" = 1 ]; then
 	for ls in $LSS; do
@@ -324,7 +338,7 @@ events_after()
 	fail "$EVLS: membership events $(tr '\n' ',' <"$TMP/events") do not end with: $*"
 }
 if [ "$ME" = 2 ]; then
-	events_after prep "slot $VICTIM" "done [0-9]+ 2"
+	events_after prep "slot $VICTIM $VSLOT" "done [0-9]+ 2 $MYSLOT"
 	echo "$EVLS: membership events: $(tr '\n' ' ' <"$TMP/events")"
 fi
 
@@ -347,6 +361,6 @@ for ls in $LSS; do
 done
 NODES=3
 barrier rk-rejoined 600
-[ "$ME" = 2 ] && events_after "done [0-9]+ 3"
+[ "$ME" = 2 ] && events_after "done [0-9]+ 3 $MYSLOT"
 rk_locks
 echo "node$VICTIM rejoined, everyone locks on every engine"

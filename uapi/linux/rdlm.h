@@ -276,14 +276,15 @@ struct rdlm_ls_stats {
 #define RDLM_EV_BLOCKING	2	/* a request waits for a mode you block */
 /* Membership events, with RDLM_JOIN_RECOVERY (Documentation/membership.rst) */
 #define RDLM_EV_RECOVER_PREP	3	/* a node departed, or quorum lost */
-#define RDLM_EV_RECOVER_SLOT	4	/* node @user departed: recover it */
-#define RDLM_EV_RECOVER_DONE	5	/* epoch @user with @mode members */
+#define RDLM_EV_RECOVER_SLOT	4	/* node @user, slot @lkid, departed */
+#define RDLM_EV_RECOVER_DONE	5	/* slot table @user, @mode members */
 
 /**
  * struct rdlm_event - one record read() from /dev/rdlm
  * @size: sizeof(struct rdlm_event), set by the kernel
  * @type: RDLM_EV_*
- * @lkid: the lock (0 in membership events)
+ * @lkid: the lock; RECOVER_SLOT: the departed node's slot (0: none);
+ *	RECOVER_DONE: this node's slot; 0 in other membership events
  * @status: completion: 0 (granted), -EAGAIN, -ETIMEDOUT, -RDLM_ECANCEL,
  *	-RDLM_EUNLOCK, -ENOLCK, -ENOTCONN, -EDEADLK, -EIO (an unlock or
  *	down-conversion whose LVB write the home did not confirm)
@@ -291,7 +292,7 @@ struct rdlm_ls_stats {
  *	RECOVER_DONE: the number of members
  * @sb_flags: completion: RDLM_SBF_*
  * @user: the lock's cookie (struct rdlm_lock_req.user); RECOVER_SLOT: the
- *	departed node's id; RECOVER_DONE: the membership's epoch
+ *	departed node's id; RECOVER_DONE: the slot table's generation
  * @lvb: completion of a grant with RDLM_LKF_VALBLK: the lock value block
  * @reserved: zero
  *
