@@ -213,12 +213,32 @@ static void log_debug(const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * A fence agent still running when we exit would switch a node off after
+ * the daemon that asked for it, and the next one, are past caring: end it.
+ */
+static void fence_stop_agents(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nvictims; i++) {
+		if (!victims[i].pid)
+			continue;
+		log_info("node %u: exiting: fence agent pid %d stopped",
+			 victims[i].node, (int)victims[i].pid);
+		kill(victims[i].pid, SIGKILL);
+		waitpid(victims[i].pid, NULL, 0);
+		victims[i].pid = 0;
+	}
+}
+
 /* corosync went away under us: nothing we know is true any more */
 static void __noreturn lost_corosync(const char *what,
 						      cs_error_t err)
 {
 	log_err("%s: corosync error %d: lost the connection to corosync, exiting",
 		what, err);
+	fence_stop_agents();
 	unlink(PIDFILE);
 	exit(1);
 }
@@ -1447,6 +1467,7 @@ int main(int argc, char **argv)
 		close(dev_fd);
 	for (ls = lockspaces; ls; ls = ls->next)
 		ls_leave(ls);
+	fence_stop_agents();
 	quorum_finalize(qhandle);
 	unlink(PIDFILE);
 	close(pidfd);
