@@ -858,7 +858,7 @@ int rdlm_conn_cm_handler(struct rdma_cm_id *cm_id, struct rdma_cm_event *ev)
 			conn->last_alive = jiffies;
 			conn->last_msg_out = jiffies;
 			conn->reask_at = jiffies + RDLM_REASK_PERIODS *
-					 msecs_to_jiffies(rdlm_heartbeat_ms);
+				msecs_to_jiffies(max(rdlm_heartbeat_ms, 10U));
 		}
 		spin_unlock_bh(&conn->lock);
 		queue_work(rdlm_fabric.wq, &conn->up_work);

@@ -72,23 +72,28 @@ static void rdlm_memb_slot(struct rdlm_lockspace *ls, u32 idx)
  * names' re-homing agreed a slot table for it (the thaw): told once per
  * table, as fs/dlm's recover_done follows each completed recovery.
  */
-static void rdlm_memb_done(struct rdlm_lockspace *ls)
+static void rdlm_memb_tell_done(struct rdlm_lockspace *ls,
+				struct rdlm_watch *only, bool again)
 {
 	struct rdlm_member_slot slots[RDLM_MAX_MEMBERS];
 	u32 nr = 0, i, gen, our = 0;
 	struct rdlm_watch *w;
+	bool told;
 
 	lockdep_assert_held(&ls->memb_mutex);
 	if (ls->memb_pending || ls->memb_stopped || !ls->memb_epoch)
 		return;
 	spin_lock_bh(&ls->lock);
 	gen = ls->slot_gen;
-	if (ls->dead || ls->rh_active || !gen || gen == ls->memb_done_gen ||
+	told = gen == ls->memb_done_gen;
+	/* again: the table told already, to @only; else a table not told */
+	if (ls->dead || ls->rh_active || !gen || told != again ||
 	    ls->slot_map != ls->memb_in) {
 		spin_unlock_bh(&ls->lock);
 		return;
 	}
-	ls->memb_done_gen = gen;
+	if (!again)
+		ls->memb_done_gen = gen;
 	for (i = 0; i < ls->nr_members; i++) {
 		if (!(ls->slot_map & BIT_ULL(i)))
 			continue;
@@ -99,8 +104,19 @@ static void rdlm_memb_done(struct rdlm_lockspace *ls)
 	}
 	spin_unlock_bh(&ls->lock);
 	list_for_each_entry(w, &ls->watchers, entry)
-		if (w->ops->recover_done)
+		if ((!only || w == only) && w->ops->recover_done)
 			w->ops->recover_done(w->arg, slots, nr, our, gen);
+}
+
+static void rdlm_memb_done(struct rdlm_lockspace *ls)
+{
+	rdlm_memb_tell_done(ls, NULL, false);
+}
+
+/* A new watcher hears the table in force, as fs/dlm's first recover_done. */
+static void rdlm_memb_done_one(struct rdlm_lockspace *ls, struct rdlm_watch *w)
+{
+	rdlm_memb_tell_done(ls, w, true);
 }
 
 /*
@@ -503,10 +519,10 @@ static void rdlm_memb_print_set(struct rdlm_lockspace *ls, char *buf,
  * acknowledgment: rdlm_controld fences them), "recoveries N", "homes
  * NODEID..." (the nodes names hash to), "rehoming frozen|done" (names
  * that moved wait for every member to reclaim them), "rehomed N" (moves
- * completed), "slots NODEID:SLOT..." and "generation G" (the slot
- * table agreed at the last thaw, none before the first), "incarnation X"
- * (this enable of the lockspace, 16 hex digits: rdlm_controld tells a
- * re-created lockspace by it).
+ * completed), "incarnation X" (this enable of the lockspace, 16 hex
+ * digits: rdlm_controld tells a re-created lockspace by it), "generation
+ * G" and "slots NODEID:SLOT..." (the slot table agreed at the last thaw,
+ * 0 and none before the first).
  *
  * Return: bytes written.
  */
@@ -536,15 +552,19 @@ int rdlm_lockspace_show_membership(struct rdlm_lockspace *ls, char *buf,
 	rdlm_memb_print_set(ls, buf, size, &n, "homes", ls->rh_map);
 	n += scnprintf(buf + n, size - n, "rehoming %s\nrehomed %u\n",
 		       ls->rh_active ? "frozen" : "done", ls->rh_rounds);
-	n += scnprintf(buf + n, size - n, "slots");
+	rdlm_ls_unlock(ls);
+	n += scnprintf(buf + n, size - n, "incarnation %016llx\n",
+		       rdlm_fabric_ls_incarnation(ls->fls));
+	/* last: the longest line, cut short if the page is full */
+	spin_lock_bh(&ls->lock);
+	n += scnprintf(buf + n, size - n, "generation %u\nslots",
+		       ls->slot_gen);
 	for (i = 0; i < ls->nr_members; i++)
 		if (ls->slot_map & BIT_ULL(i))
 			n += scnprintf(buf + n, size - n, " %u:%u",
 				       ls->members[i], ls->slot_of[i]);
-	n += scnprintf(buf + n, size - n, "\ngeneration %u\n", ls->slot_gen);
+	n += scnprintf(buf + n, size - n, "\n");
 	rdlm_ls_unlock(ls);
-	n += scnprintf(buf + n, size - n, "incarnation %016llx\n",
-		       rdlm_fabric_ls_incarnation(ls->fls));
 	mutex_unlock(&ls->memb_mutex);
 	return n;
 }
@@ -559,7 +579,9 @@ int rdlm_lockspace_show_membership(struct rdlm_lockspace *ls, char *buf,
  * A cluster file system uses it as fs/dlm's lockspace ops: to stop what
  * depends on a departed node, and to replay its journal once its locks
  * were recovered. Events come only while the lockspace's membership is
- * managed (rdlm_controld, Documentation/membership.rst).
+ * managed (rdlm_controld, Documentation/membership.rst). If a slot table
+ * is in force already, @ops->recover_done is called with it before this
+ * returns (the slots array is valid only during a call).
  *
  * Context: process, sleeps.
  */
@@ -570,6 +592,7 @@ void rdlm_lockspace_watch(struct rdlm_lockspace *ls, struct rdlm_watch *w,
 	w->arg = arg;
 	mutex_lock(&ls->memb_mutex);
 	list_add_tail(&w->entry, &ls->watchers);
+	rdlm_memb_done_one(ls, w);
 	mutex_unlock(&ls->memb_mutex);
 }
 EXPORT_SYMBOL_GPL(rdlm_lockspace_watch);

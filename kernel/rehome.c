@@ -234,7 +234,7 @@ void rdlm_rehome_apply(struct rdlm_lockspace *ls, u32 epoch, u64 map,
  * fixed when it applied the map). Its recover_done runs from the
  * membership work, in process context.
  */
-static void rdlm_rh_slots(struct rdlm_lockspace *ls)
+static noinline_for_stack void rdlm_rh_slots(struct rdlm_lockspace *ls)
 {
 	u32 id[RDLM_MAX_MEMBERS], slot[RDLM_MAX_MEMBERS];
 	u32 gen[RDLM_MAX_MEMBERS];

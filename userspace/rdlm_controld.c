@@ -226,7 +226,7 @@ static void fence_stop_agents(void)
 			continue;
 		log_info("node %u: exiting: fence agent pid %d stopped",
 			 victims[i].node, (int)victims[i].pid);
-		kill(victims[i].pid, SIGKILL);
+		kill(-victims[i].pid, SIGKILL);
 		waitpid(victims[i].pid, NULL, 0);
 		victims[i].pid = 0;
 	}
@@ -1055,6 +1055,8 @@ static void fence_start(struct victim *v, unsigned int i)
 	}
 	pid = fork();
 	if (pid == 0) {
+		/* its own process group: killed with whatever it started */
+		setpgid(0, 0);
 		/* its output goes to ours: our log */
 		if (dup2(pfd[0], STDIN_FILENO) < 0 ||
 		    dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
@@ -1069,6 +1071,7 @@ static void fence_start(struct victim *v, unsigned int i)
 		close(pfd[1]);
 		return;
 	}
+	setpgid(pid, pid);	/* as the child does: whichever runs first */
 	/* a pipe holds far more than a few lines: this never blocks */
 	if (write(pfd[1], args, len) != len)
 		log_err("node %u: writing to %s: %s", v->node, d->agent,
@@ -1106,7 +1109,7 @@ static void fence_step(struct victim *v)
 		if (pid == 0) {
 			log_err("node %u: fence agent still running after %d s: killed",
 				v->node, FENCE_TIMEOUT_S);
-			kill(v->pid, SIGKILL);
+			kill(-v->pid, SIGKILL);
 			waitpid(v->pid, &status, 0);
 			status = -1;
 		}
@@ -1176,7 +1179,7 @@ static void fence_scan(void)
 			continue;
 		}
 		if (v->pid) {
-			kill(v->pid, SIGKILL);
+			kill(-v->pid, SIGKILL);
 			waitpid(v->pid, NULL, 0);
 		}
 		if (!v->fenced)

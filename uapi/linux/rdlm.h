@@ -21,7 +21,8 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define RDLM_ABI_VERSION	2
+/* 3: RECOVER_DONE carries the slot table's generation and our slot */
+#define RDLM_ABI_VERSION	3
 
 /*
  * Lock modes, shared by the kernel API (<linux/rdlm.h>) and /dev/rdlm, with
