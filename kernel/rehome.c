@@ -309,7 +309,8 @@ void rdlm_rehome_check(struct rdlm_lockspace *ls)
 	u32 i;
 	int bkt;
 
-	if (!ls->rh_active || ls->dead)
+	/* frozen at its creation: only a membership's round thaws it */
+	if (!ls->rh_active || ls->dead || !ls->rh_epoch)
 		return;
 	if (!ls->rh_self_done) {
 		if (ls->rh_pending)
