@@ -78,6 +78,7 @@
 #include <net/net_namespace.h>
 
 #include "rdlm.h"
+#include "fabric/fabric.h"
 
 #define RDLM_DEFAULT_PORT	21064
 #define RDLM_ADDR_MAX		48

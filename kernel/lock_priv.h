@@ -34,6 +34,7 @@
 #include <linux/xarray.h>
 
 #include "rdlm.h"
+#include "fabric/fabric.h"
 
 #define RDLM_RES_HASH_BITS	10
 #define RDLM_LKB_HASH_BITS	10

@@ -13,6 +13,7 @@
 #include <linux/module.h>
 
 #include "rdlm.h"
+#include "fabric/fabric.h"
 
 static int __init rdlm_init(void)
 {

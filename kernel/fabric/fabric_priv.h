@@ -36,7 +36,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 
-#include "rdlm.h"
+#include "../rdlm.h"
+#include "fabric.h"
 
 #define RDLM_SQ_DEPTH		128
 #define RDLM_RQ_DEPTH		128
