@@ -291,13 +291,15 @@ barrier memb-full 120
 # A lockspace enabled while rdlm_controld runs grants nothing before its
 # first line: node 1 stops its daemon (SIGSTOP), enables memb-first, and a
 # lock there times out; once the daemon runs again and writes the line,
-# the lock is granted.
+# the lock is granted. Without leases: the bakery's default (10 ms) can
+# end under TCG before the grant's LVB arrives (-ENOLCK).
 if [ "$ME" = 1 ]; then
 	pid=$(cat $MEMB_CONTROLD_PID)
 	kill -STOP "$pid" || fail "SIGSTOP rdlm_controld"
-	"$REPO/userspace/rdlmctl" join memb-first members=1 ||
+	"$REPO/userspace/rdlmctl" join memb-first members=1 lease_us=0 ||
 		fail "create memb-first"
-	"$REPO/userspace/rdlmctl" join memb-static members=1 managed=0 ||
+	"$REPO/userspace/rdlmctl" join memb-static members=1 managed=0 \
+		lease_us=0 ||
 		fail "create memb-static"
 	if "$HELPER" wait memb-first first 3000 >"$TMP/first"; then
 		kill -CONT "$pid"
