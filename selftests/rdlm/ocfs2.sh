@@ -123,141 +123,147 @@ echo "node$ME: cross-node checks done in $(ms "$T1") ms"
 echo "node$ME: $(cat /sys/kernel/debug/rdlm/lockspaces 2>/dev/null | grep "$LS" | head -n 1)"
 
 # 5. fcntl() locks across the nodes: OCFS2's ->lock() asks the plugin's
-# plock, that is rdlm_posix_lock() (Documentation/range-locks.rst)
-PL=$MNT/plock
-PH=./plock_helper
-F=$O2_OUT-plock
-rm -f $F.*
-barrier plock-start 120
-if [ "$ME" = 1 ]; then
-	dd if=/dev/zero of=$PL bs=4096 count=16 status=none || fail "dd $PL"
-	# holds w 0-99 and r 200-299; later unlocks 40-59 and reads 0-9
-	$PH $PL set:w:0:100 set:r:200:100 ready:$F.held wait:$F.probed \
-		set:u:40:20 set:r:0:10 ready:$F.split wait:$F.probed2 \
-		hold >$F.out1 &
-	H1=$!
-	wait_file $F.held 60 "node1's locks"
-fi
-barrier plock-held 120
-if [ "$ME" = 2 ]; then
-	P1=$(helper_pid $F.out1)
-	$PH $PL get:w:50:10 set:w:50:10 set:r:50:10 set:r:250:10 \
-		set:w:250:10 set:w:100:100 get:w:300:0 >$F.out2 ||
-		fail "plock_helper"
-	want_lines $F.out2 "get:w:50:10: w 0 100 pid -$P1" "set:w:50:10: EAGAIN" \
-		"set:r:50:10: EAGAIN" "set:r:250:10: ok" \
-		"set:w:250:10: EAGAIN" "set:w:100:100: ok" \
-		"get:w:300:0: unlocked"
-	echo "node2: node1's write lock refused here and reported with its pid; shared read locks shared; an upgrade over node1's read lock refused"
-	: >$F.probed
-	wait_file $F.split 60 "node1's unlock of 40-59"
-	# node1 now holds r 0-9, w 10-39, w 60-99, r 200-299
-	$PH $PL get:w:45:10 set:w:45:10 set:w:30:5 get:w:0:5 get:r:0:5 \
-		get:w:12:1 get:w:60:1 >$F.out2b || fail "plock_helper"
-	want_lines $F.out2b "get:w:45:10: unlocked" "set:w:45:10: ok" \
-		"set:w:30:5: EAGAIN" "get:w:0:5: r 0 10 pid -$P1" \
-		"get:r:0:5: unlocked" "get:w:12:1: w 10 30 pid -$P1" \
-		"get:w:60:1: w 60 40 pid -$P1"
-	echo "node2: node1's unlock of a middle piece let it in there only; its downgrade shows as a read lock"
-	# waits for node1's read lock on 0-9; node1's holder is killed
-	$PH $PL setw:w:0:1 >$F.out2c &
-	W2=$!
-	sleep 1
-	: >$F.probed2
-	bounded $W2 120 "F_SETLKW after the holder's death"
-	want_lines $F.out2c "setw:w:0:1: ok"
-	echo "node2: a F_SETLKW waiting for a killed process's lock was granted"
-fi
-if [ "$ME" = 1 ]; then
-	wait_file $F.probed2 120 "node2's waiter"
-	sleep 1
-	kill -9 $H1
-	wait $H1 2>/dev/null
-fi
-barrier plock-split 300
+# plock, that is rdlm_posix_lock() (Documentation/range-locks.rst). They go
+# to their file's home whatever the engine (kernel/plock.c): the other
+# engines' runs skip them (OCFS2_PLOCK=0).
+plock_checks()
+{
+	PL=$MNT/plock
+	PH=./plock_helper
+	F=$O2_OUT-plock
+	rm -f $F.*
+	barrier plock-start 120
+	if [ "$ME" = 1 ]; then
+		dd if=/dev/zero of=$PL bs=4096 count=16 status=none || fail "dd $PL"
+		# holds w 0-99 and r 200-299; later unlocks 40-59 and reads 0-9
+		$PH $PL set:w:0:100 set:r:200:100 ready:$F.held wait:$F.probed \
+			set:u:40:20 set:r:0:10 ready:$F.split wait:$F.probed2 \
+			hold >$F.out1 &
+		H1=$!
+		wait_file $F.held 60 "node1's locks"
+	fi
+	barrier plock-held 120
+	if [ "$ME" = 2 ]; then
+		P1=$(helper_pid $F.out1)
+		$PH $PL get:w:50:10 set:w:50:10 set:r:50:10 set:r:250:10 \
+			set:w:250:10 set:w:100:100 get:w:300:0 >$F.out2 ||
+			fail "plock_helper"
+		want_lines $F.out2 "get:w:50:10: w 0 100 pid -$P1" "set:w:50:10: EAGAIN" \
+			"set:r:50:10: EAGAIN" "set:r:250:10: ok" \
+			"set:w:250:10: EAGAIN" "set:w:100:100: ok" \
+			"get:w:300:0: unlocked"
+		echo "node2: node1's write lock refused here and reported with its pid; shared read locks shared; an upgrade over node1's read lock refused"
+		: >$F.probed
+		wait_file $F.split 60 "node1's unlock of 40-59"
+		# node1 now holds r 0-9, w 10-39, w 60-99, r 200-299
+		$PH $PL get:w:45:10 set:w:45:10 set:w:30:5 get:w:0:5 get:r:0:5 \
+			get:w:12:1 get:w:60:1 >$F.out2b || fail "plock_helper"
+		want_lines $F.out2b "get:w:45:10: unlocked" "set:w:45:10: ok" \
+			"set:w:30:5: EAGAIN" "get:w:0:5: r 0 10 pid -$P1" \
+			"get:r:0:5: unlocked" "get:w:12:1: w 10 30 pid -$P1" \
+			"get:w:60:1: w 60 40 pid -$P1"
+		echo "node2: node1's unlock of a middle piece let it in there only; its downgrade shows as a read lock"
+		# waits for node1's read lock on 0-9; node1's holder is killed
+		$PH $PL setw:w:0:1 >$F.out2c &
+		W2=$!
+		sleep 1
+		: >$F.probed2
+		bounded $W2 120 "F_SETLKW after the holder's death"
+		want_lines $F.out2c "setw:w:0:1: ok"
+		echo "node2: a F_SETLKW waiting for a killed process's lock was granted"
+	fi
+	if [ "$ME" = 1 ]; then
+		wait_file $F.probed2 120 "node2's waiter"
+		sleep 1
+		kill -9 $H1
+		wait $H1 2>/dev/null
+	fi
+	barrier plock-split 300
 
-# deadlock: node1 holds 0, node2 holds 1, each then waits for the other's:
-# exactly one of them is refused (-EDEADLK), the other is granted once it
-# has gone
-if [ "$ME" = 1 ] || [ "$ME" = 2 ]; then
-	mine=$((ME - 1)) theirs=$((2 - ME))
-	$PH $PL set:w:$mine:1 ready:$F.dl$ME wait:$F.dl$((3 - ME)) \
-		setw:w:$theirs:1 >$F.dlout$ME &
-	bounded $! 120 "the deadlock's F_SETLKW"
-fi
-barrier plock-deadlock 300
-if [ "$ME" = 1 ]; then
-	cat $F.dlout1 $F.dlout2
-	n=$(cat $F.dlout1 $F.dlout2 | grep -c ": EDEADLK$")
-	[ "$n" = 1 ] || fail "fcntl locks: $n of 2 F_SETLKW refused as a deadlock"
-	[ "$(cat $F.dlout1 $F.dlout2 | grep -c "^setw:.*: ok$")" = 1 ] ||
-		fail "fcntl locks: the other F_SETLKW not granted"
-	echo "node1: a deadlock of two nodes' F_SETLKW refused one of them"
-fi
+	# deadlock: node1 holds 0, node2 holds 1, each then waits for the other's:
+	# exactly one of them is refused (-EDEADLK), the other is granted once it
+	# has gone
+	if [ "$ME" = 1 ] || [ "$ME" = 2 ]; then
+		mine=$((ME - 1)) theirs=$((2 - ME))
+		$PH $PL set:w:$mine:1 ready:$F.dl$ME wait:$F.dl$((3 - ME)) \
+			setw:w:$theirs:1 >$F.dlout$ME &
+		bounded $! 120 "the deadlock's F_SETLKW"
+	fi
+	barrier plock-deadlock 300
+	if [ "$ME" = 1 ]; then
+		cat $F.dlout1 $F.dlout2
+		n=$(cat $F.dlout1 $F.dlout2 | grep -c ": EDEADLK$")
+		[ "$n" = 1 ] || fail "fcntl locks: $n of 2 F_SETLKW refused as a deadlock"
+		[ "$(cat $F.dlout1 $F.dlout2 | grep -c "^setw:.*: ok$")" = 1 ] ||
+			fail "fcntl locks: the other F_SETLKW not granted"
+		echo "node1: a deadlock of two nodes' F_SETLKW refused one of them"
+	fi
 
-# an interrupted F_SETLKW leaves what its process held
-if [ "$ME" = 1 ]; then
-	$PH $PL set:w:0:10 ready:$F.i1 hold >$F.iout1 &
-	H1=$!
-	wait_file $F.i1 60 "node1's lock"
-fi
-barrier plock-int 120
-if [ "$ME" = 2 ]; then
-	$PH $PL set:r:500:10 alarm:2 setw:w:5:1 ready:$F.i2 hold >$F.iout2 &
-	H2=$!
-	wait_file $F.i2 60 "node2's interrupted F_SETLKW"
-	want_lines $F.iout2 "set:r:500:10: ok" "setw:w:5:1: EINTR"
-	P2=$(helper_pid $F.iout2)
-	$PH $PL get:w:500:1 >$F.iout2b || fail "plock_helper"
-	# the same node, another process: the pid is positive
-	want_lines $F.iout2b "get:w:500:1: r 500 10 pid $P2"
-	: >$F.i3
-	kill $H2
-	wait $H2
-	echo "node2: an interrupted F_SETLKW (EINTR) kept the process's read lock"
-fi
-if [ "$ME" = 1 ]; then
-	wait_file $F.i3 120 "node2's check"
-	# node2's cancelled waiter is not granted when node1's lock goes
-	kill $H1
-	wait $H1
-	$PH $PL get:w:500:1 set:w:5:1 >$F.iout1b || fail "plock_helper"
-	want_lines $F.iout1b "get:w:500:1: unlocked" "set:w:5:1: ok"
-	echo "node1: the interrupted F_SETLKW left nothing at the home"
-fi
-barrier plock-intdone 300
+	# an interrupted F_SETLKW leaves what its process held
+	if [ "$ME" = 1 ]; then
+		$PH $PL set:w:0:10 ready:$F.i1 hold >$F.iout1 &
+		H1=$!
+		wait_file $F.i1 60 "node1's lock"
+	fi
+	barrier plock-int 120
+	if [ "$ME" = 2 ]; then
+		$PH $PL set:r:500:10 alarm:2 setw:w:5:1 ready:$F.i2 hold >$F.iout2 &
+		H2=$!
+		wait_file $F.i2 60 "node2's interrupted F_SETLKW"
+		want_lines $F.iout2 "set:r:500:10: ok" "setw:w:5:1: EINTR"
+		P2=$(helper_pid $F.iout2)
+		$PH $PL get:w:500:1 >$F.iout2b || fail "plock_helper"
+		# the same node, another process: the pid is positive
+		want_lines $F.iout2b "get:w:500:1: r 500 10 pid $P2"
+		: >$F.i3
+		kill $H2
+		wait $H2
+		echo "node2: an interrupted F_SETLKW (EINTR) kept the process's read lock"
+	fi
+	if [ "$ME" = 1 ]; then
+		wait_file $F.i3 120 "node2's check"
+		# node2's cancelled waiter is not granted when node1's lock goes
+		kill $H1
+		wait $H1
+		$PH $PL get:w:500:1 set:w:5:1 >$F.iout1b || fail "plock_helper"
+		want_lines $F.iout1b "get:w:500:1: unlocked" "set:w:5:1: ok"
+		echo "node1: the interrupted F_SETLKW left nothing at the home"
+	fi
+	barrier plock-intdone 300
 
-# every node, two processes each, random runs of 16 cells of the file: no
-# two conflicting holders inside at once; then the same without locks
-# (the control) must find violations
-secs=${PLOCK_SECS:-8}
-pids=
-for i in 1 2; do
-	$PH stress $PL $secs 16 4 >$F.st$ME.$i 2>&1 &
-	pids+=" $!"
-done
-for p in $pids; do
-	bounded $p $((secs + 120)) \
-		"fcntl locks: stress found violations or errors ($F.st$ME.*)"
-done
-cat $F.st$ME.*
-echo "node$ME: fcntl lock stress: $(awk '{ n += $2 } END { print n }' $F.st$ME.*) locks, no violation"
-barrier plock-stress 300
-pids=
-for i in 1 2; do
-	# it fails when it finds violations: that is counted below
-	{ $PH stress $PL 3 16 4 nolock >$F.nl$ME.$i 2>&1; true; } &
-	pids+=" $!"
-done
-for p in $pids; do
-	bounded $p 120 "the control without locks"
-done
-barrier plock-control 300
-if [ "$ME" = 1 ]; then
-	v=$(cat $F.nl*.* | awk '{ n += $10 } END { print n }')
-	[ "$v" -gt 0 ] || fail "fcntl locks: the control found no violation"
-	echo "node1: the control without locks found $v violations"
-fi
+	# every node, two processes each, random runs of 16 cells of the file: no
+	# two conflicting holders inside at once; then the same without locks
+	# (the control) must find violations
+	secs=${PLOCK_SECS:-8}
+	pids=
+	for i in 1 2; do
+		$PH stress $PL $secs 16 4 >$F.st$ME.$i 2>&1 &
+		pids+=" $!"
+	done
+	for p in $pids; do
+		bounded $p $((secs + 120)) \
+			"fcntl locks: stress found violations or errors ($F.st$ME.*)"
+	done
+	cat $F.st$ME.*
+	echo "node$ME: fcntl lock stress: $(awk '{ n += $2 } END { print n }' $F.st$ME.*) locks, no violation"
+	barrier plock-stress 300
+	pids=
+	for i in 1 2; do
+		# it fails when it finds violations: that is counted below
+		{ $PH stress $PL 3 16 4 nolock >$F.nl$ME.$i 2>&1; true; } &
+		pids+=" $!"
+	done
+	for p in $pids; do
+		bounded $p 120 "the control without locks"
+	done
+	barrier plock-control 300
+	if [ "$ME" = 1 ]; then
+		v=$(cat $F.nl*.* | awk '{ n += $10 } END { print n }')
+		[ "$v" -gt 0 ] || fail "fcntl locks: the control found no violation"
+		echo "node1: the control without locks found $v violations"
+	fi
+}
+[ "${OCFS2_PLOCK:-1}" = 0 ] || plock_checks
 
 ocfs2_finish "$CONF"
 echo "ocfs2: mounted on $NODES nodes over rdlm ($ENGINE), workload checked, fsck clean"
