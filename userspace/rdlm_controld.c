@@ -213,6 +213,14 @@ static void log_debug(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* End @v's fence agent and whatever it started (its process group). */
+static void fence_kill(struct victim *v)
+{
+	kill(-v->pid, SIGKILL);
+	waitpid(v->pid, NULL, 0);
+	v->pid = 0;
+}
+
 /*
  * A fence agent still running when we exit would switch a node off after
  * the daemon that asked for it, and the next one, are past caring: end it.
@@ -226,9 +234,7 @@ static void fence_stop_agents(void)
 			continue;
 		log_info("node %u: exiting: fence agent pid %d stopped",
 			 victims[i].node, (int)victims[i].pid);
-		kill(-victims[i].pid, SIGKILL);
-		waitpid(victims[i].pid, NULL, 0);
-		victims[i].pid = 0;
+		fence_kill(&victims[i]);
 	}
 }
 
@@ -1109,8 +1115,7 @@ static void fence_step(struct victim *v)
 		if (pid == 0) {
 			log_err("node %u: fence agent still running after %d s: killed",
 				v->node, FENCE_TIMEOUT_S);
-			kill(-v->pid, SIGKILL);
-			waitpid(v->pid, &status, 0);
+			fence_kill(v);
 			status = -1;
 		}
 		v->pid = 0;
@@ -1178,10 +1183,8 @@ static void fence_scan(void)
 			i++;
 			continue;
 		}
-		if (v->pid) {
-			kill(-v->pid, SIGKILL);
-			waitpid(v->pid, NULL, 0);
-		}
+		if (v->pid)
+			fence_kill(v);
 		if (!v->fenced)
 			log_info("node %u: no lockspace waits for its fencing any more",
 				 v->node);
