@@ -73,7 +73,7 @@ static void rdlm_memb_slot(struct rdlm_lockspace *ls, u32 idx)
  * table, as fs/dlm's recover_done follows each completed recovery.
  */
 static void rdlm_memb_tell_done(struct rdlm_lockspace *ls,
-				struct rdlm_watch *only, bool again)
+				struct rdlm_watch *only)
 {
 	struct rdlm_member_slot slots[RDLM_MAX_MEMBERS];
 	u32 nr = 0, i, gen, our = 0;
@@ -86,13 +86,13 @@ static void rdlm_memb_tell_done(struct rdlm_lockspace *ls,
 	spin_lock_bh(&ls->lock);
 	gen = ls->slot_gen;
 	told = gen == ls->memb_done_gen;
-	/* again: the table told already, to @only; else a table not told */
-	if (ls->dead || ls->rh_active || !gen || told != again ||
+	/* to @only: the table told already; to everyone: a table not told */
+	if (ls->dead || ls->rh_active || !gen || told != !!only ||
 	    ls->slot_map != ls->memb_in) {
 		spin_unlock_bh(&ls->lock);
 		return;
 	}
-	if (!again)
+	if (!only)
 		ls->memb_done_gen = gen;
 	for (i = 0; i < ls->nr_members; i++) {
 		if (!(ls->slot_map & BIT_ULL(i)))
@@ -110,13 +110,13 @@ static void rdlm_memb_tell_done(struct rdlm_lockspace *ls,
 
 static void rdlm_memb_done(struct rdlm_lockspace *ls)
 {
-	rdlm_memb_tell_done(ls, NULL, false);
+	rdlm_memb_tell_done(ls, NULL);
 }
 
 /* A new watcher hears the table in force, as fs/dlm's first recover_done. */
 static void rdlm_memb_done_one(struct rdlm_lockspace *ls, struct rdlm_watch *w)
 {
-	rdlm_memb_tell_done(ls, w, true);
+	rdlm_memb_tell_done(ls, w);
 }
 
 /*

@@ -231,8 +231,7 @@ void rdlm_rehome_apply(struct rdlm_lockspace *ls, u32 epoch, u64 map,
 /*
  * The slot table of the map every member answered for: the same on every
  * member, since each computes it from the same claims (each member's own,
- * fixed when it applied the map). Its recover_done runs from the
- * membership work, in process context.
+ * fixed when it applied the map).
  */
 static noinline_for_stack void rdlm_rh_slots(struct rdlm_lockspace *ls)
 {
@@ -253,7 +252,6 @@ static noinline_for_stack void rdlm_rh_slots(struct rdlm_lockspace *ls)
 	for (i = 0, n = 0; i < ls->nr_members; i++)
 		if (ls->rh_map & BIT_ULL(i))
 			ls->slot_of[i] = slot[n++];
-	mod_delayed_work(ls->wq, &ls->memb_work, 0);
 }
 
 /* Every member answered for our map, and we are done: resume. */
@@ -276,6 +274,8 @@ static void rdlm_rh_thaw(struct rdlm_lockspace *ls)
 	hash_for_each(ls->slots, bkt, s, hash)
 		s->pinned = false;
 	rdlm_ls_pass_all(ls);
+	/* the table's recover_done, from the membership work */
+	mod_delayed_work(ls->wq, &ls->memb_work, 0);
 }
 
 /* Tell the new homes of reclaimed names what we know of their LVBs. */
