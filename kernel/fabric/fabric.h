@@ -67,10 +67,13 @@ struct rdlm_node_cfg {
  * @nr_records: records of RDLM_RECORD_SIZE bytes each member publishes
  *	next to its table for the others to READ (rdlm_fabric_ls_record()),
  *	at most RDLM_MAX_RECORDS; NIC-atomic mode only, 0 for none
- * @engine: the lock manager's engine, @lvb_len its LVB bytes, @lease_us
- *	its lease: with @nr_slots, @nr_mbox and @atomic_mode, what every
- *	member must agree on (a member that differs is refused, both ends
- *	say which field)
+ * @engine: the lock manager's engine
+ * @lvb_len: its LVB bytes
+ * @lease_us: its lease
+ *
+ * @engine, @lvb_len, @lease_us, @nr_slots, @nr_mbox and @atomic_mode are
+ * what every member must agree on (a member that differs is refused, both
+ * ends say which field).
  */
 struct rdlm_fabric_ls_cfg {
 	char name[RDLM_LS_NAME_MAX];

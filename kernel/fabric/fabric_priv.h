@@ -378,6 +378,7 @@ enum rdlm_op_type {
  * @entry: link in the connection's backlog
  * @conn: connection it is posted on
  * @ls: lockspace whose user posted it (NULL for fabric messages)
+ * @m: the member it targets, counted in its inflight
  * @exp: export being registered (REG)
  * @done: user's completion callback
  * @ctx: its argument
@@ -399,6 +400,7 @@ enum rdlm_op_type {
  * @t0: post time, for the latency histogram
  * @gen: the member's &rdlm_member.gen when posted (one-sided verbs)
  * @to_self: posted to this node, counted in &rdlm_fabric_ls.inflight_self
+ * @record: a record READ: @buf is its result
  * @buf: atomic/READ result, WRITE_IMM payload or message
  */
 struct rdlm_op {
@@ -406,7 +408,7 @@ struct rdlm_op {
 	struct list_head entry;
 	struct rdlm_conn *conn;
 	struct rdlm_fabric_ls *ls;
-	struct rdlm_member *m;		/* the target, counted in its inflight */
+	struct rdlm_member *m;
 	struct rdlm_export *exp;
 	rdlm_fabric_done_t done;
 	void *ctx;
@@ -428,7 +430,7 @@ struct rdlm_op {
 	ktime_t t0;
 	u32 gen;
 	bool to_self;
-	bool record;			/* a record READ: @buf is its result */
+	bool record;
 	u8 buf[RDLM_MSG_MAX] ____cacheline_aligned;
 };
 
