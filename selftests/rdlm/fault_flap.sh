@@ -5,6 +5,9 @@
 # Every node runs an EX + LVB counter loop (fault_helper count, 5 s lock
 # timeout) in every lockspace while node 2's link goes down for 10 s, then,
 # with fresh names, for 60 s. Afterwards:
+#  - no name was granted to two holders at once: each grant enters the
+#    name's critical section on the output directory every node shares
+#    (fault_helper, RDLM_CS_DIR), a check without the lock manager's help;
 #  - every lock call returned within its timeout (plus scheduling slack),
 #    and no unlock blocked longer than the detection bound allows;
 #  - every node reconnects: the lockspaces are ready again on every node,
@@ -35,6 +38,7 @@ READ_MS=200000			# two of long_leases' leases, and slack
 TMP=$(mktemp -d)
 FLAPPER=2
 FABRIC_LS=$LSS		# their engine state on failure
+export RDLM_CS_DIR=$RDLM_OUT	# fault_helper's mutual exclusion check
 
 rdlm_loaded && rdlm_reset
 kmsg_mark

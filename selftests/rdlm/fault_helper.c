@@ -18,7 +18,8 @@
  *
  * (K increments acknowledged, W unlocks that failed after writing the
  * LVB: their increment may or may not have landed; I grants that said
- * RDLM_SBF_VALNOTVALID), then one summary line:
+ * RDLM_SBF_VALNOTVALID), then "violations V" (see RDLM_CS_DIR below) and
+ * one summary line:
  *
  *   calls C lockerr E max_lock_ms L max_unlock_ms U errors ERRNO:COUNT,...
  *
@@ -36,12 +37,13 @@
  * event to FILE until killed: "prep", "slot NODEID", "done EPOCH MEMBERS".
  *
  * With RDLM_CS_DIR set (a directory every node shares, the test cluster's
- * output directory), hold and wait check mutual exclusion without the lock
- * manager's help: once granted they enter a critical section by creating
- * the directory RDLM_CS_DIR/cs.LS.NAME, which fails if another holder is
- * inside, and leave it (remove it) before they unlock or when the lock is
- * lost. A holder already inside is reported on stderr ("VIOLATION") and
- * the helper exits 3. The directory holds a file naming the holder (node
+ * output directory), count, hold and wait check mutual exclusion without
+ * the lock manager's help: once granted they enter a critical section by
+ * creating the directory RDLM_CS_DIR/cs.LS.NAME, which fails if another
+ * holder is inside, and leave it (remove it) before they unlock, when the
+ * lock is lost or when SIGTERM ends them. A holder already inside is
+ * reported on stderr ("VIOLATION") and the helper exits 3 (count at its
+ * end, having counted them). The directory holds a file naming the holder (node
  * RDLM_NODE_ID, pid and boot RDLM_BOOT). A holder whose VM the harness has
  * switched off since (RDLM_CS_DIR/node<N>.rc "killed", or node<N>.boots
  * past its boot: tools/cluster/run's files) is out of it: its section is
@@ -82,96 +84,6 @@ static int lvb_lock(int fd, const char *name, int mode, unsigned int ms,
 	if (!ret)
 		memcpy(value, lvb, sizeof(*value));
 	return ret;
-}
-
-static int count(int fd, const char *prefix, int names, double secs,
-		 unsigned int ms)
-{
-	unsigned long ok[MAX_NAMES] = { 0 }, werr[MAX_NAMES] = { 0 };
-	unsigned long inval[MAX_NAMES] = { 0 }, errs[MAX_ERRNO] = { 0 };
-	unsigned long lerr[MAX_NAMES] = { 0 };
-	unsigned long long end = now_ms() + secs * 1000, t0, dt;
-	unsigned long long max_lock = 0, max_unlock = 0;
-	unsigned long calls = 0, lockerr = 0;
-	unsigned int seed = getpid();
-	char name[RDLM_NAME_MAX + 1];
-	uint8_t lvb[RDLM_LVB_MAX];
-	uint32_t lkid, sbf;
-	uint64_t v;
-	int n, ret, sep;
-
-	while (now_ms() < end) {
-		n = rand_r(&seed) % names;
-		snprintf(name, sizeof(name), "%s%d", prefix, n);
-		calls++;
-		t0 = now_ms();
-		ret = lvb_lock(fd, name, RDLM_LOCK_EX, ms, &lkid, &v, &sbf);
-		dt = now_ms() - t0;
-		if (dt > max_lock)
-			max_lock = dt;
-		if (ret) {
-			lockerr++;
-			lerr[n]++;
-			errs[-ret < MAX_ERRNO ? -ret : 0]++;
-			usleep(50000);	/* an unreachable home answers at once */
-			continue;
-		}
-		if (sbf & RDLM_SBF_VALNOTVALID)
-			inval[n]++;
-		v++;
-		memset(lvb, 0, sizeof(lvb));
-		memcpy(lvb, &v, sizeof(v));
-		t0 = now_ms();
-		ret = rdlm_unlock(fd, lkid, lvb);
-		dt = now_ms() - t0;
-		if (dt > max_unlock)
-			max_unlock = dt;
-		if (ret) {
-			werr[n]++;
-			errs[-ret < MAX_ERRNO ? -ret : 0]++;
-		} else {
-			ok[n]++;
-		}
-	}
-	for (n = 0; n < names; n++)
-		printf("name %d ok %lu werr %lu invalid %lu lerr %lu\n", n,
-		       ok[n], werr[n], inval[n], lerr[n]);
-	printf("calls %lu lockerr %lu max_lock_ms %llu max_unlock_ms %llu errors",
-	       calls, lockerr, max_lock, max_unlock);
-	for (n = 0, sep = ' '; n < MAX_ERRNO; n++) {
-		if (errs[n]) {
-			printf("%c%d:%lu", sep, n, errs[n]);
-			sep = ',';
-		}
-	}
-	printf("%s\n", sep == ' ' ? " none" : "");
-	return 0;
-}
-
-static int read_all(int fd, const char *prefix, int names, unsigned int ms)
-{
-	char name[RDLM_NAME_MAX + 1];
-	uint32_t lkid, sbf;
-	uint64_t v;
-	int n, ret, rc = 0;
-
-	for (n = 0; n < names; n++) {
-		snprintf(name, sizeof(name), "%s%d", prefix, n);
-		ret = lvb_lock(fd, name, RDLM_LOCK_PR, ms, &lkid, &v, &sbf);
-		if (ret) {
-			printf("name %d lock %s\n", n, strerror(-ret));
-			rc = 1;
-			continue;
-		}
-		printf("name %d value %llu %s\n", n, (unsigned long long)v,
-		       sbf & RDLM_SBF_VALNOTVALID ? "invalid" : "valid");
-		ret = rdlm_unlock(fd, lkid, NULL);
-		if (ret) {
-			printf("name %d unlock %s\n", n, strerror(-ret));
-			rc = 1;
-		}
-	}
-	return rc;
 }
 
 /* The critical section of RDLM_CS_DIR: its directory and owner file. */
@@ -264,6 +176,106 @@ static void hold_term(int sig)
 	(void)sig;
 	cs_leave();
 	_exit(0);
+}
+
+/*
+ * Lock and unlock random names in EX, counting in their LVBs; each grant
+ * enters the name's critical section (RDLM_CS_DIR) until just before its
+ * unlock: another holder inside is a violation, counted, and makes it
+ * exit 3.
+ */
+static int count(int fd, const char *ls, const char *prefix, int names,
+		 double secs, unsigned int ms)
+{
+	unsigned long ok[MAX_NAMES] = { 0 }, werr[MAX_NAMES] = { 0 };
+	unsigned long inval[MAX_NAMES] = { 0 }, errs[MAX_ERRNO] = { 0 };
+	unsigned long lerr[MAX_NAMES] = { 0 };
+	unsigned long long end = now_ms() + secs * 1000, t0, dt;
+	unsigned long long max_lock = 0, max_unlock = 0;
+	unsigned long calls = 0, lockerr = 0, violations = 0;
+	unsigned int seed = getpid();
+	char name[RDLM_NAME_MAX + 1];
+	uint8_t lvb[RDLM_LVB_MAX];
+	uint32_t lkid, sbf;
+	uint64_t v;
+	int n, ret, sep;
+
+	while (now_ms() < end) {
+		n = rand_r(&seed) % names;
+		snprintf(name, sizeof(name), "%s%d", prefix, n);
+		calls++;
+		t0 = now_ms();
+		ret = lvb_lock(fd, name, RDLM_LOCK_EX, ms, &lkid, &v, &sbf);
+		dt = now_ms() - t0;
+		if (dt > max_lock)
+			max_lock = dt;
+		if (ret) {
+			lockerr++;
+			lerr[n]++;
+			errs[-ret < MAX_ERRNO ? -ret : 0]++;
+			usleep(50000);	/* an unreachable home answers at once */
+			continue;
+		}
+		if (sbf & RDLM_SBF_VALNOTVALID)
+			inval[n]++;
+		if (cs_enter(ls, name))
+			violations++;
+		cs_leave();
+		v++;
+		memset(lvb, 0, sizeof(lvb));
+		memcpy(lvb, &v, sizeof(v));
+		t0 = now_ms();
+		ret = rdlm_unlock(fd, lkid, lvb);
+		dt = now_ms() - t0;
+		if (dt > max_unlock)
+			max_unlock = dt;
+		if (ret) {
+			werr[n]++;
+			errs[-ret < MAX_ERRNO ? -ret : 0]++;
+		} else {
+			ok[n]++;
+		}
+	}
+	for (n = 0; n < names; n++)
+		printf("name %d ok %lu werr %lu invalid %lu lerr %lu\n", n,
+		       ok[n], werr[n], inval[n], lerr[n]);
+	printf("violations %lu\n", violations);
+	printf("calls %lu lockerr %lu max_lock_ms %llu max_unlock_ms %llu errors",
+	       calls, lockerr, max_lock, max_unlock);
+	for (n = 0, sep = ' '; n < MAX_ERRNO; n++) {
+		if (errs[n]) {
+			printf("%c%d:%lu", sep, n, errs[n]);
+			sep = ',';
+		}
+	}
+	printf("%s\n", sep == ' ' ? " none" : "");
+	return violations ? 3 : 0;
+}
+
+static int read_all(int fd, const char *prefix, int names, unsigned int ms)
+{
+	char name[RDLM_NAME_MAX + 1];
+	uint32_t lkid, sbf;
+	uint64_t v;
+	int n, ret, rc = 0;
+
+	for (n = 0; n < names; n++) {
+		snprintf(name, sizeof(name), "%s%d", prefix, n);
+		ret = lvb_lock(fd, name, RDLM_LOCK_PR, ms, &lkid, &v, &sbf);
+		if (ret) {
+			printf("name %d lock %s\n", n, strerror(-ret));
+			rc = 1;
+			continue;
+		}
+		printf("name %d value %llu %s\n", n, (unsigned long long)v,
+		       sbf & RDLM_SBF_VALNOTVALID ? "invalid" : "valid");
+		ret = rdlm_unlock(fd, lkid, NULL);
+		if (ret) {
+			printf("name %d unlock %s\n", n, strerror(-ret));
+			rc = 1;
+		}
+	}
+	return rc;
 }
 
 static int hold(int fd, const char *ls, const char *name, const char *file)
@@ -392,5 +404,8 @@ int main(int argc, char **argv)
 		return wait_lock(fd, argv[2], argv[3], atoi(argv[4]));
 	if (is_read)
 		return read_all(fd, argv[3], names, atoi(argv[5]));
-	return count(fd, argv[3], names, atof(argv[5]), atoi(argv[6]));
+	/* killed inside a critical section, it leaves it */
+	signal(SIGTERM, hold_term);
+	return count(fd, argv[2], argv[3], names, atof(argv[5]),
+		     atoi(argv[6]));
 }
