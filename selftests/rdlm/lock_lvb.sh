@@ -6,7 +6,11 @@
 # a holder process killed without writing leaves it valid (its lock was
 # released); a holder whose node leaves the lockspace while it holds EX
 # leaves it invalid for the next reader (RDLM_SBF_VALNOTVALID), as fs/dlm
-# does for a departed PW/EX holder. The name is chosen so that node 1 is not
+# does for a departed PW/EX holder. In these static lockspaces it is the
+# hold's lease (2 s) that ends it, not the departure: with 60 s leases and
+# a 30 s lock timeout the next reader timed out on central and the bakery
+# alike (the home frees a withdrawn node's holds only at its next
+# incarnation, Documentation/membership.rst). The name is chosen so that node 1 is not
 # its home. Each lockspace's lvb_len bytes (32, 64, 48 in cluster.conf)
 # travel whole, and nothing past them: read at the home (node 2) and on
 # node 1, which in NIC-atomic mode on an engine that grants on its first
