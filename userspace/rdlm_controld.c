@@ -1105,7 +1105,7 @@ static int fence_next(uint32_t node, unsigned int from)
 static void fence_step(struct victim *v)
 {
 	time_t now = time(NULL);
-	int status, i;
+	int status = -1, i;
 	pid_t pid;
 
 	if (v->pid) {

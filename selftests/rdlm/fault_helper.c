@@ -125,6 +125,7 @@ static int cs_enter(const char *ls, const char *name)
 	const char *dir = getenv("RDLM_CS_DIR");
 	const char *node = getenv("RDLM_NODE_ID");
 	const char *boot = getenv("RDLM_BOOT");
+	sigset_t term, old;
 	char who[256];
 	int tries = 0;
 	FILE *f;
@@ -133,7 +134,16 @@ static int cs_enter(const char *ls, const char *name)
 		return 0;
 	snprintf(cs_dir, sizeof(cs_dir), "%s/cs.%s.%s", dir, ls, name);
 	snprintf(cs_owner, sizeof(cs_owner), "%s/owner", cs_dir);
+	/* a SIGTERM between the mkdir and cs_inside would leave it behind */
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, &old);
 	while (mkdir(cs_dir, 0755)) {
+		if (errno != EEXIST) {
+			fprintf(stderr, "fault_helper: mkdir %s: %s\n", cs_dir,
+				strerror(errno));
+			exit(2);
+		}
 		f = fopen(cs_owner, "r");
 		if (!f || !fgets(who, sizeof(who), f))
 			snprintf(who, sizeof(who), "unknown (%s)\n",
@@ -149,6 +159,7 @@ static int cs_enter(const char *ls, const char *name)
 		}
 		fprintf(stderr, "fault_helper: VIOLATION: %s %s granted to node %s pid %d while held by %s",
 			ls, name, node ? node : "?", getpid(), who);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
 	f = fopen(cs_owner, "w");
@@ -158,17 +169,24 @@ static int cs_enter(const char *ls, const char *name)
 		fclose(f);
 	}
 	cs_inside = 1;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return 0;
 }
 
 /* async-signal-safe: from the SIGTERM handler too */
 static void cs_leave(void)
 {
+	sigset_t term, old;
+
 	if (!cs_inside)
 		return;
-	cs_inside = 0;
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, &old);
 	unlink(cs_owner);
 	rmdir(cs_dir);
+	cs_inside = 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 static void hold_term(int sig)

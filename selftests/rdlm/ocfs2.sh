@@ -15,6 +15,8 @@
 #  - every node at once runs the same workload in a second shared
 #    directory and its own; every node reads back what the others wrote,
 #    the shared directory lists alike on every node;
+#  - fcntl() locks across the nodes (OCFS2_PLOCK=0 skips them: the other
+#    engines' runs, since they do not go through the engine);
 #  - every node unmounts; node 1 runs fsck.ocfs2 -fn: clean.
 # The wall time of the concurrent workload is printed.
 . ./lib.sh
