@@ -1116,7 +1116,6 @@ static void fence_step(struct victim *v)
 			log_err("node %u: fence agent still running after %d s: killed",
 				v->node, FENCE_TIMEOUT_S);
 			fence_kill(v);
-			status = -1;
 		}
 		v->pid = 0;
 		if (pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status)) {

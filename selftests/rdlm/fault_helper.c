@@ -43,8 +43,8 @@
  * holder is inside, and leave it (remove it) before they unlock, when the
  * lock is lost or when SIGTERM ends them. A holder already inside is
  * reported on stderr ("VIOLATION") and the helper exits 3 (count at its
- * end, having counted them). The directory holds a file naming the holder (node
- * RDLM_NODE_ID, pid and boot RDLM_BOOT). A holder whose VM the harness has
+ * end, having counted them). The directory holds a file naming the holder
+ * (node RDLM_NODE_ID, pid and boot RDLM_BOOT). A holder whose VM the harness has
  * switched off since (RDLM_CS_DIR/node<N>.rc "killed", or node<N>.boots
  * past its boot: tools/cluster/run's files) is out of it: its section is
  * cleared and entered.
@@ -120,14 +120,24 @@ static int cs_owner_dead(const char *dir, const char *who)
 	       (boots == boot && cs_file_num(dir, node, "rc") == -2);
 }
 
+/* Hold SIGTERM off while a section is made or removed; @old to restore. */
+static void cs_block_term(sigset_t *old)
+{
+	sigset_t term;
+
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, old);
+}
+
 static int cs_enter(const char *ls, const char *name)
 {
 	const char *dir = getenv("RDLM_CS_DIR");
 	const char *node = getenv("RDLM_NODE_ID");
 	const char *boot = getenv("RDLM_BOOT");
-	sigset_t term, old;
 	char who[256];
 	int tries = 0;
+	sigset_t old;
 	FILE *f;
 
 	if (!dir)
@@ -135,9 +145,7 @@ static int cs_enter(const char *ls, const char *name)
 	snprintf(cs_dir, sizeof(cs_dir), "%s/cs.%s.%s", dir, ls, name);
 	snprintf(cs_owner, sizeof(cs_owner), "%s/owner", cs_dir);
 	/* a SIGTERM between the mkdir and cs_inside would leave it behind */
-	sigemptyset(&term);
-	sigaddset(&term, SIGTERM);
-	sigprocmask(SIG_BLOCK, &term, &old);
+	cs_block_term(&old);
 	while (mkdir(cs_dir, 0755)) {
 		if (errno != EEXIST) {
 			fprintf(stderr, "fault_helper: mkdir %s: %s\n", cs_dir,
@@ -176,13 +184,11 @@ static int cs_enter(const char *ls, const char *name)
 /* async-signal-safe: from the SIGTERM handler too */
 static void cs_leave(void)
 {
-	sigset_t term, old;
+	sigset_t old;
 
 	if (!cs_inside)
 		return;
-	sigemptyset(&term);
-	sigaddset(&term, SIGTERM);
-	sigprocmask(SIG_BLOCK, &term, &old);
+	cs_block_term(&old);
 	unlink(cs_owner);
 	rmdir(cs_dir);
 	cs_inside = 0;

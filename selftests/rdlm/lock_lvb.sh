@@ -10,12 +10,12 @@
 # hold's lease (2 s) that ends it, not the departure: with 60 s leases and
 # a 30 s lock timeout the next reader timed out on central and the bakery
 # alike (the home frees a withdrawn node's holds only at its next
-# incarnation, Documentation/membership.rst). The name is chosen so that node 1 is not
-# its home. Each lockspace's lvb_len bytes (32, 64, 48 in cluster.conf)
-# travel whole, and nothing past them: read at the home (node 2) and on
-# node 1, which in NIC-atomic mode on an engine that grants on its first
-# verb (bakery, dqnl, ncosed) reads them from the home's LVB record by RDMA
-# READ, not by message (debugfs lvb_reads).
+# incarnation, Documentation/membership.rst). The name is chosen so that
+# node 1 is not its home. Each lockspace's lvb_len bytes (32, 64, 48 in
+# cluster.conf) travel whole, and nothing past them: read at the home
+# (node 2) and on node 1, which in NIC-atomic mode on an engine that grants
+# on its first verb (bakery, dqnl, ncosed) reads them from the home's LVB
+# record by RDMA READ, not by message (debugfs lvb_reads).
 #
 # LVB_LS (default lk-bakery lk-central lk-bakery-cpu) sets the lockspaces.
 . ./lib.sh
