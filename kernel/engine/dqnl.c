@@ -250,7 +250,7 @@ static u64 dqnl_thawed(u64 v)
 	return 0;
 }
 
-static u64 dqnl_thawed_held(u64 v, u32 holder)
+static u64 dqnl_thawed_held(u64 v, u32 holder, u32 shared)
 {
 	return holder;
 }
@@ -261,7 +261,7 @@ static u64 sf_thawed(u64 v)
 	return (u64)sf_counter(v) << 48 | (u64)sf_counter(v) << 32;
 }
 
-static u64 sf_thawed_held(u64 v, u32 holder)
+static u64 sf_thawed_held(u64 v, u32 holder, u32 shared)
 {
 	return sf_thawed(v) | holder;
 }

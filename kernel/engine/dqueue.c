@@ -38,11 +38,12 @@ int dq_init(struct rdlm_engine *eng, const struct dq_proto *proto,
 	e->inc = rdlm_zalloc(eng->p.nr_reqs);
 	e->dead = rdlm_zalloc(eng->p.nr_nodes);
 	e->acked = rdlm_zalloc(eng->p.nr_nodes);
+	e->keep_sh = rdlm_zalloc(sizeof(u32) * eng->p.nr_nodes);
 	e->slots = rdlm_zalloc(sizeof(*e->slots) * eng->p.nr_slots);
 	e->broken = rdlm_zalloc((eng->p.nr_nodes * eng->p.nr_slots + 7) / 8);
 	e->acks = rdlm_zalloc(sizeof(*e->acks) * eng->p.nr_nodes);
-	if (!e->inc || !e->dead || !e->acked || !e->slots || !e->broken ||
-	    !e->acks)
+	if (!e->inc || !e->dead || !e->acked || !e->keep_sh || !e->slots ||
+	    !e->broken || !e->acks)
 		goto nomem;
 	if (shared_pool) {
 		e->nr_sh = eng->p.nr_reqs * eng->p.nr_nodes;
@@ -73,6 +74,7 @@ void dq_fini(struct rdlm_engine *eng)
 	rdlm_free(e->inc);
 	rdlm_free(e->dead);
 	rdlm_free(e->acked);
+	rdlm_free(e->keep_sh);
 	rdlm_free(e->slots);
 	rdlm_free(e->broken);
 	rdlm_free(e->acks);
@@ -555,18 +557,18 @@ void dq_timer(struct rdlm_engine *eng, struct rdlm_req *req, u64 cookie,
 	}
 	if (dq(req)->phase == DQ_BACKOFF) {
 		dq_begin(eng, req, out);
-	} else if (dq(req)->phase == DQ_REL && dq(req)->relretry) {
+	} else if (dq(req)->relretry) {
 		dq(req)->relretry = 0;
-		dqe(eng)->proto->release(eng, req, out);
+		if (dqe(eng)->proto->rel_retry)
+			dqe(eng)->proto->rel_retry(eng, req, out);
+		else if (dq(req)->phase == DQ_REL)
+			dqe(eng)->proto->release(eng, req, out);
 	} else if (dq(req)->phase == DQ_HELD && dqe(eng)->proto->held_timer) {
 		dqe(eng)->proto->held_timer(eng, req, out);
 	}
 }
 
 /* ---- recovery: home side ---- */
-
-static u32 dq_fence_local(struct rdlm_engine *eng, u32 home, u32 slot,
-			  struct rdlm_out *out);
 
 static void dq_rec_next(struct rdlm_engine *eng, struct rdlm_out *out)
 {
@@ -623,25 +625,35 @@ static void dq_rec_thaw(struct rdlm_engine *eng, u32 slot,
 {
 	struct dq_eng *e = dqe(eng);
 	struct dq_slot *s = &e->slots[slot];
+	u32 n, shared = 0;
 
 	if (s->rec == DQ_REC_FENCE) {
 		/*
 		 * Every live member has dropped its claims and everything it
 		 * sent before (same QP) has arrived: forget the old counts.
 		 * Messages from here on come from requests that enqueue after
-		 * the thaw, possibly before its completion reaches us.
+		 * the thaw, possibly before its completion reaches us, and
+		 * from the holds kept, which the thawed word counts.
 		 */
 		s->rel = 0;
 		s->ex_pending = 0;
 		s->group_deaths = e->deaths;
+		s->sh_holders = 0;
 	}
-	/* a holder that kept its lock, unless it died since its ACK */
+	/* holders that kept their locks, unless they died since their ACK */
 	if (s->keep && (dq_id_node(s->keep) >= eng->p.nr_nodes ||
 			e->dead[dq_id_node(s->keep)]))
 		s->keep = 0;
+	for (n = 0; n < eng->p.nr_nodes; n++) {
+		if (e->dead[n] || !e->keep_sh[n])
+			continue;
+		shared += e->keep_sh[n];
+		if (n < 64)
+			s->sh_holders |= BIT_ULL(n);
+	}
 	s->rec = DQ_REC_THAW;
-	dq_home_cas(eng, out, slot, DQ_HC_THAW, s->word, s->keep ?
-		    e->proto->thawed_held(s->word, s->keep) :
+	dq_home_cas(eng, out, slot, DQ_HC_THAW, s->word, s->keep || shared ?
+		    e->proto->thawed_held(s->word, s->keep, shared) :
 		    e->proto->thawed(s->word));
 }
 
@@ -653,6 +665,7 @@ static void dq_rec_fence(struct rdlm_engine *eng, u32 slot,
 
 	e->slots[slot].rec = DQ_REC_FENCE;
 	e->slots[slot].keep = 0;
+	memset(e->keep_sh, 0, sizeof(u32) * eng->p.nr_nodes);
 	rdlm_stat_inc(&eng->stats.fences);
 	e->rec_seq++;
 	e->rec_wait = 0;
@@ -795,7 +808,7 @@ static void dq_home_complete(struct rdlm_engine *eng,
 }
 
 static void dq_home_ack(struct rdlm_engine *eng, u32 node, u32 slot,
-			u32 kept, struct rdlm_out *out)
+			u32 kept, u32 kept_sh, struct rdlm_out *out)
 {
 	struct dq_eng *e = dqe(eng);
 	struct dq_slot *s = &e->slots[slot];
@@ -806,6 +819,7 @@ static void dq_home_ack(struct rdlm_engine *eng, u32 node, u32 slot,
 	/* a member speaks for its own requests only */
 	if (kept && dq_id_node(kept) == node && !s->keep)
 		s->keep = kept;
+	e->keep_sh[node] = kept_sh;
 	if (!--e->rec_wait)
 		dq_rec_thaw(eng, slot, out);
 }
@@ -844,22 +858,30 @@ void dq_lose(struct rdlm_engine *eng, struct rdlm_req *req,
 }
 
 /*
- * An exclusive holder with nothing under way keeps its lock through the
- * recovery of its word, where the engine can write it back as the word's
- * tail: its ACK names it and the home thaws the word to it.
+ * A holder with nothing under way keeps its lock through the recovery of
+ * its word, where the engine can write it back: an exclusive one as the
+ * word's tail (its ACK names it), shared ones (N-CoSED) as the word's
+ * count (its ACK counts them).
  */
 static bool dq_keep(struct rdlm_engine *eng, struct rdlm_req *req)
 {
 	struct dq_req *d = dq(req);
 
-	return dqe(eng)->proto->thawed_held && d->phase == DQ_HELD &&
-	       !d->ainf && !d->lost && !d->cancel && !d->down &&
-	       d->upg == DQ_UPG_NONE;
+	if (!dqe(eng)->proto->thawed_held || d->phase != DQ_HELD ||
+	    d->ainf || d->lost || d->cancel || d->down)
+		return false;
+	/* an N-CoSED up-conversion not in flight goes on after the thaw */
+	return d->upg == DQ_UPG_NONE ||
+	       (req->mode == RDLM_MODE_SH &&
+		(d->upg == DQ_UPG_POLL || d->upg == DQ_UPG_QUEUED));
 }
 
-/* Drop @req's claims on its word, fenced; return its identity if it keeps the lock. */
+/*
+ * Drop @req's claims on its word, fenced; return its identity if it keeps
+ * an exclusive lock, and count it in @kept_sh if it keeps a shared one.
+ */
 static u32 dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
-			struct rdlm_out *out)
+			u32 *kept_sh, struct rdlm_out *out)
 {
 	struct dq_req *d = dq(req);
 
@@ -867,6 +889,25 @@ static u32 dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 		dqe(eng)->proto->fence(eng, req);
 	d->has_succ = 0;
 	d->nsh = 0;
+	d->relretry = 0;
+	if (dq_keep(eng, req) && req->mode == RDLM_MODE_SH) {
+		d->kept = 1;
+		(*kept_sh)++;
+		if (d->upg == DQ_UPG_QUEUED) {
+			/*
+			 * Its share, counted released at the home, is a hold
+			 * again in the thawed word: the up-conversion starts
+			 * over, under an identity notices to the tail it was
+			 * do not reach.
+			 */
+			d->upg = DQ_UPG_POLL;
+			d->id = dq_mkid(eng->p.node, req->idx,
+					dqe(eng)->inc[req->idx]++);
+			rdlm_engine_arm(eng, out, req,
+					rdlm_engine_backoff(eng, ++d->tries));
+		}
+		return 0;
+	}
 	if (dq_keep(eng, req)) {
 		/*
 		 * Under a new identity, which the thaw writes back: a notice
@@ -904,18 +945,22 @@ static u32 dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 	return 0;
 }
 
-/* Fence our requests on a word; return the one that keeps its lock, or 0. */
+/*
+ * Fence our requests on a word; return the one that keeps an exclusive
+ * lock, or 0, and in @kept_sh how many keep a shared one.
+ */
 static u32 dq_fence_local(struct rdlm_engine *eng, u32 home, u32 slot,
-			  struct rdlm_out *out)
+			  u32 *kept_sh, struct rdlm_out *out)
 {
 	u32 i, id, kept = 0;
 
+	*kept_sh = 0;
 	for (i = 0; i < eng->p.nr_reqs; i++) {
 		struct rdlm_req *req = &eng->reqs[i];
 
 		if (req->busy && req->node == home && req->slot == slot &&
 		    dq(req)->phase != DQ_IDLE) {
-			id = dq_fence_req(eng, req, out);
+			id = dq_fence_req(eng, req, kept_sh, out);
 			if (id && !kept)
 				kept = id;
 			else if (id)	/* two holders: cannot be, lose this */
@@ -923,6 +968,16 @@ static u32 dq_fence_local(struct rdlm_engine *eng, u32 home, u32 slot,
 		}
 	}
 	return kept;
+}
+
+/* our ACK of @home's last fence: the exclusive hold kept, the shared count */
+static void dq_send_ack(struct rdlm_engine *eng, u32 home,
+			struct rdlm_out *out)
+{
+	const struct dq_ack *a = &dqe(eng)->acks[home];
+
+	dq_send(eng, out, NULL, home, DQ_M_ACK, a->slot, 0, a->seq,
+		(u64)a->kept_sh << 32 | a->kept);
 }
 
 /**
@@ -938,7 +993,7 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	struct dq_eng *e = dqe(eng);
 	struct rdlm_req *req;
 	unsigned long flags = 0;
-	u32 kept;
+	u32 kept, kept_sh;
 
 	if (rx->kind == RDLM_VERB_WRITE_IMM) {
 		u32 entry = rx->slot / DQ_MBOX_KINDS;
@@ -964,7 +1019,12 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	switch (m->type) {
 	case DQ_M_RECOVER:
 		rdlm_spin_lock(&eng->lock, flags);
-		dq_home_recover(eng, m->slot, out);
+		if (m->slot == e->rec_slot &&
+		    e->slots[m->slot].rec == DQ_REC_FENCE && e->acked[rx->src])
+			/* broken after its ACK (a kept hold's SHREL lost?) */
+			e->slots[m->slot].rec_again = 1;
+		else
+			dq_home_recover(eng, m->slot, out);
 		rdlm_spin_unlock(&eng->lock, flags);
 		break;
 	case DQ_M_FENCE:
@@ -976,22 +1036,22 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 		if (m->token && e->acks[rx->src].seq == m->token &&
 		    e->acks[rx->src].slot == m->slot) {
 			e->acks[rx->src].lost = 0;
-			dq_send(eng, out, NULL, rx->src, DQ_M_ACK, m->slot, 0,
-				m->token, e->acks[rx->src].kept);
+			dq_send_ack(eng, rx->src, out);
 			break;
 		}
-		kept = dq_fence_local(eng, rx->src, m->slot, out);
+		kept = dq_fence_local(eng, rx->src, m->slot, &kept_sh, out);
 		e->acks[rx->src].seq = m->token;
 		e->acks[rx->src].slot = m->slot;
 		e->acks[rx->src].lost = 0;
 		e->acks[rx->src].kept = kept;
-		dq_send(eng, out, NULL, rx->src, DQ_M_ACK, m->slot, 0,
-			m->token, kept);
+		e->acks[rx->src].kept_sh = kept_sh;
+		dq_send_ack(eng, rx->src, out);
 		break;
 	case DQ_M_ACK:
 		rdlm_spin_lock(&eng->lock, flags);
 		if (m->token == e->rec_seq)
-			dq_home_ack(eng, rx->src, m->slot, (u32)m->arg, out);
+			dq_home_ack(eng, rx->src, m->slot, (u32)m->arg,
+				    (u32)(m->arg >> 32), out);
 		rdlm_spin_unlock(&eng->lock, flags);
 		break;
 	default:
@@ -1030,7 +1090,7 @@ void dq_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 		if (e->slots[e->rec_slot].keep &&
 		    dq_id_node(e->slots[e->rec_slot].keep) == node)
 			e->slots[e->rec_slot].keep = 0;
-		dq_home_ack(eng, node, e->rec_slot, 0, out);
+		dq_home_ack(eng, node, e->rec_slot, 0, 0, out);
 	}
 	if (e->proto->home_down)
 		e->proto->home_down(eng, out);
@@ -1098,8 +1158,7 @@ void dq_member_up(struct rdlm_engine *eng, u32 node, struct rdlm_out *out)
 	/* member side: our ACK of @node's fence was lost, and it waits */
 	if (e->acks[node].lost) {
 		e->acks[node].lost = 0;
-		dq_send(eng, out, NULL, node, DQ_M_ACK, e->acks[node].slot, 0,
-			e->acks[node].seq, e->acks[node].kept);
+		dq_send_ack(eng, node, out);
 	}
 	for (slot = 0; slot < eng->p.nr_slots; slot++)
 		if (dq_take_broken(eng, node, slot)) {

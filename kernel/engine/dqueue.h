@@ -119,8 +119,9 @@ enum dq_upg {
  * @upg_cancel: N-CoSED: converted back to shared while it waits
  * @down: N-CoSED: a down-conversion still holds the tail: the hold is
  *	shared, the word not yet
- * @kept: kept its hold through a recovery of its word: a release that
- *	meets the word still frozen retries after a backoff
+ * @kept: kept its hold through a recovery of its word: a release (or
+ *	N-CoSED down-conversion) that meets the word still frozen retries
+ *	after a backoff
  * @relretry: such a release waits for its backoff
  * @outstanding: verbs posted and not completed
  * @id: current queue identity (dq_mkid())
@@ -227,8 +228,11 @@ struct dq_eng;
  * @tail: identity of the queue's tail in the word @v (0: none)
  * @frozen: value of the word @v with its tail replaced by DQ_FROZEN
  * @thawed: reset value of the frozen word @v
- * @thawed_held: reset value of the frozen word @v held by @holder, which
- *	keeps its exclusive lock through the recovery (NULL: holders lose it)
+ * @thawed_held: reset value of the frozen word @v held by the exclusive
+ *	@holder or by @shared shared holders (never both), which keep their
+ *	locks through the recovery (NULL: holders lose them)
+ * @rel_retry: a kept hold's release or down-conversion met the frozen
+ *	word and waited: try again (NULL: @release)
  * @fence: drop engine-specific state of @req (shared lists)
  * @home_down: home side of a member death (may be NULL)
  * @held_atomic: an atomic of a held request completed, with its status
@@ -251,7 +255,9 @@ struct dq_proto {
 	u32 (*tail)(u64 v);
 	u64 (*frozen)(u64 v);
 	u64 (*thawed)(u64 v);
-	u64 (*thawed_held)(u64 v, u32 holder);
+	u64 (*thawed_held)(u64 v, u32 holder, u32 shared);
+	void (*rel_retry)(struct rdlm_engine *eng, struct rdlm_req *req,
+			  struct rdlm_out *out);
 	void (*fence)(struct rdlm_engine *eng, struct rdlm_req *req);
 	void (*home_down)(struct rdlm_engine *eng, struct rdlm_out *out);
 	void (*held_atomic)(struct rdlm_engine *eng, struct rdlm_req *req,
@@ -265,6 +271,7 @@ struct dq_proto {
  * @seq: the fence's sequence number (0: none sent)
  * @slot: the word
  * @kept: our request it named as keeping the lock (0: none)
+ * @kept_sh: N-CoSED: our shared holds it counted as kept
  * @lost: its connection failed under it
  *
  * Both ends must see the fence through: the home fences again when its
@@ -275,6 +282,7 @@ struct dq_ack {
 	u64 seq;
 	u32 slot;
 	u32 kept;
+	u32 kept_sh;
 	u8 lost;
 };
 
@@ -284,6 +292,8 @@ struct dq_ack {
  * @inc: next incarnation per request index
  * @dead: nodes declared dead
  * @acked: recovery: nodes that acknowledged the current fence
+ * @keep_sh: recovery, N-CoSED: shared holds each node's ACK said it keeps,
+ *	less the releases it sent after that ACK
  * @slots: home-side state per lock word
  * @sh_next: N-CoSED shared-waiter pool: next links
  * @sh_id: N-CoSED shared-waiter pool: identities
@@ -309,6 +319,7 @@ struct dq_eng {
 	u8 *inc;
 	u8 *dead;
 	u8 *acked;
+	u32 *keep_sh;
 	struct dq_slot *slots;
 	u32 *sh_next;
 	u32 *sh_id;

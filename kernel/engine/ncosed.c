@@ -141,8 +141,8 @@ static void nc_release_step(struct rdlm_engine *eng, struct rdlm_req *req,
 	struct dq_req *d = dq(req);
 
 	nc_grant_shared(eng, req, out);
-	if (d->ainf)
-		return;		/* the release CAS will tell */
+	if (d->ainf || d->relretry)
+		return;		/* the release CAS, or its retry, will tell */
 	if (d->has_succ) {
 		if (d->nsh >= d->succ_arg) {
 			dq_notify(eng, out, req, d->succ, DQ_N_GRANT, d->down);
@@ -248,6 +248,13 @@ static void nc_atomic_done(struct rdlm_engine *eng, struct rdlm_req *req,
 		return;
 	case DQ_OP_REL:
 	case DQ_OP_DOWN:
+		if (old != d->expect && d->kept && ex_of(old) == DQ_FROZEN) {
+			/* kept through a recovery not thawed yet: again later */
+			d->relretry = 1;
+			rdlm_engine_arm(eng, out, req,
+					rdlm_engine_backoff(eng, ++d->tries));
+			return;
+		}
 		if (old != d->expect) {
 			rdlm_stat_inc(&eng->stats.cas_failed);
 			d->expect = old;
@@ -409,7 +416,12 @@ static void nc_home_msg(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	case DQ_M_EXWAIT:
 	case DQ_M_SHREL:
 		rdlm_spin_lock(&eng->lock, flags);
-		if (s->rec == DQ_REC_FREEZE || s->rec == DQ_REC_FENCE) {
+		if (m->type == DQ_M_SHREL && s->rec == DQ_REC_FENCE &&
+		    m->slot == e->rec_slot && e->acked[rx->src] &&
+		    e->keep_sh[rx->src]) {
+			/* after its ACK: a kept hold, which the thaw forgets */
+			e->keep_sh[rx->src]--;
+		} else if (s->rec == DQ_REC_FREEZE || s->rec == DQ_REC_FENCE) {
 			/* sent before its sender was fenced: void */
 			rdlm_stat_inc(&eng->stats.stale);
 		} else if (m->type == DQ_M_SHREL) {
@@ -514,6 +526,26 @@ static u64 nc_frozen(u64 v)
 static u64 nc_thawed(u64 v)
 {
 	return 0;
+}
+
+/* never both: an exclusive is granted once every share is released */
+static u64 nc_thawed_held(u64 v, u32 holder, u32 shared)
+{
+	return holder ? mkword(holder, 0) : mkword(0, shared);
+}
+
+/* a kept hold's release or down-conversion met the frozen word: again */
+static void nc_rel_retry(struct rdlm_engine *eng, struct rdlm_req *req,
+			 struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	if (d->phase == DQ_REL)
+		d->phase = DQ_RELWAIT;
+	else if (d->phase != DQ_RELWAIT && !(d->phase == DQ_HELD && d->down))
+		return;
+	d->expect = mkword(d->id, d->nsh);
+	nc_release_step(eng, req, out);
 }
 
 /* ---- in-place conversions ---- */
@@ -740,6 +772,8 @@ static const struct dq_proto nc_proto = {
 	.tail = ex_of,
 	.frozen = nc_frozen,
 	.thawed = nc_thawed,
+	.thawed_held = nc_thawed_held,
+	.rel_retry = nc_rel_retry,
 	.fence = nc_fence,
 	.home_down = nc_home_down,
 	.held_atomic = nc_held_atomic,

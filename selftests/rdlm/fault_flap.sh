@@ -8,10 +8,6 @@
 #  - no name was granted to two holders at once: each grant enters the
 #    name's critical section on the output directory every node shares
 #    (fault_helper, RDLM_CS_DIR), a check without the lock manager's help;
-#    not on N-CoSED, whose recovery has a known window with two holders
-#    (Documentation/membership.rst, "Not recovered yet"): in CI this check
-#    saw nodes 1 and 3 hold one lk-ncosed name at once during node 2's
-#    10 s flap;
 #  - every lock call returned within its timeout (plus scheduling slack),
 #    and no unlock blocked longer than the detection bound allows;
 #  - every node reconnects: the lockspaces are ready again on every node,
@@ -68,10 +64,7 @@ for flap in $FLAPS; do
 	secs=$((flap + 40))
 	pids=()
 	for ls in $LSS; do
-		# fault_helper's mutual exclusion check, but on N-CoSED
-		cs=$RDLM_OUT
-		[ "$(cat "$CFS/lockspaces/$ls/engine")" = ncosed ] && cs=
-		env ${cs:+RDLM_CS_DIR=$cs} "$HELPER" count "$ls" "$prefix" \
+		RDLM_CS_DIR=$RDLM_OUT "$HELPER" count "$ls" "$prefix" \
 			$NAMES $secs $TIMEOUT_MS >"$TMP/$ls.$flap" 2>&1 &
 		pids+=($!)
 	done

@@ -11,11 +11,9 @@
 #  - node 3's VM is paused (a hung machine: its memory, its holds and its
 #    critical sections as they were); the survivors' rdlm_controld must
 #    switch it off before anyone is granted what it holds;
-#  - node 1 keeps B through the recovery (DQNL and DQNL-SF write a
+#  - node 1 keeps B through the recovery (the queue engines write a
 #    survivor's hold back into the word, central and the bakery keep it
-#    anyway) and lets it go once node 2 has A; on N-CoSED, whose recovery
-#    would report it lost while granting the word on, node 1 lets go of
-#    B before the recovery;
+#    anyway) and lets it go once node 2 has A;
 #  - node 2 must be granted A (its holder died, so A's LVB is invalid),
 #    and B once node 1 lets it go (the dead waiter ahead of it is skipped;
 #    B's LVB stays valid); afterwards
@@ -237,13 +235,6 @@ if [ "$ME" = 1 ]; then
 		MEMBERSHIP_WAIT_S=120 membership_wait "$ls" 1 1 2
 		echo "$ls: node$VICTIM left the membership after $((($(date +%s%N) - t0) / 1000000)) ms"
 	done
-	# N-CoSED's recovery reports a survivor's hold lost while it grants
-	# the word on (the holder may still be inside): B goes before it
-	for ls in $LSS; do
-		case $ls in
-		lk-ncosed*) kill "$(cat "$TMP/holder.$ls")" ;;
-		esac
-	done
 	# only the fence agent switches it off
 	for ((i = 0; i < 1200; i++)); do
 		[ "$(cat "$RDLM_OUT/node$VICTIM.rc" 2>/dev/null)" = killed ] &&
@@ -261,7 +252,6 @@ if [ "$ME" = 1 ]; then
 	for ls in $LSS; do
 		kill "$(cat "$TMP/holder.$ls")" 2>/dev/null
 		wait "$(cat "$TMP/holder.$ls")" 2>/dev/null
-		case $ls in lk-ncosed*) continue ;; esac
 		[ ! -e "$RDLM_OUT/rk.$ls.bheld.lost" ] ||
 			fail "$ls: B, held by a survivor, lost when the node queued behind it died"
 	done

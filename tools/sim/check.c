@@ -2155,6 +2155,7 @@ int main(int argc, char **argv)
 		{ "ncosed 3.2.1/3.2.4: shared and exclusive behind an exclusive", t_nc_behind_ex },
 		{ "ncosed: in-place conversion: up alone or counted, deadlock, NOQUEUE, cancel in the tail, down behind a successor", t_nc_convert },
 		{ "ncosed recovery: the home fences itself too, its own release in flight is void", t_nc_fence_self },
+		{ "ncosed recovery: survivors keep their shares, counted back into the word", t_nc_keep_shared },
 		{ "queue engines: epoch recovery, fence, thaw, re-queue, the holder kept", t_dq_recovery },
 		{ "queue engines: names, modes, cancel while queued", t_dq_cancel },
 		{ "queue engines: rejoin clears the dead mark, dead tails recovered", t_dq_rejoin },

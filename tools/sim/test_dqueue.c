@@ -458,6 +458,93 @@ static void t_nc_fence_self(void)
 	dqt_fini();
 }
 
+/*
+ * N-CoSED recovery keeps survivors' shared holds: each ACK counts its
+ * node's, a release sent after the ACK takes one off, and the thawed word
+ * counts those left, so an exclusive waits for their releases. Losing
+ * them instead told both holders LOST while the word was granted on
+ * (recover_kill.sh's critical-section check, fault_flap.sh in CI).
+ */
+static void t_nc_keep_shared(void)
+{
+	struct rdlm_verb v = { 0 }, rel = { 0 }, exw = { 0 }, fence[4];
+	struct rdlm_verb ack0 = { 0 }, ack2 = { 0 };
+	struct rdlm_req *s, *u, *x;
+	u32 idx;
+	int i;
+
+	dqt_all(&rdlm_ncosed_ops);
+	s = dqt_req(&DB, RDLM_MODE_SH);
+	dqt_lock(&DB, s);
+	dqt_post(RDLM_VERB_FA, 0, &v);
+	dqt_cqe(&DB, &v, NCW(0, 0), 0);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+	u = dqt_req(&DA, RDLM_MODE_SH);
+	dqt_lock(&DA, u);
+	dqt_post(RDLM_VERB_FA, 0, &v);
+	dqt_cqe(&DA, &v, NCW(0, 1), 0);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+	/* node 3 died with a share of its own: the home recovers the word */
+	memset(&v, 0, sizeof(v));
+	v.msg.type = DQ_M_RECOVER;
+	v.msg.slot = 3;
+	deliver(&DH, &v, 0, 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DH, &v, NCW(0, 3), 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) &&
+	      v.arg1 == NCW(DQ_FROZEN, 3));
+	dqt_cqe(&DH, &v, NCW(0, 3), 0);
+	CHECK(count_msgs(DQ_M_FENCE) == 4);
+	for (i = 0; i < 4; i++)
+		dqt_post(RDLM_VERB_SEND, i, &fence[i]);
+	/* both holders keep their shares and count them in their ACKs */
+	deliver(&DB, &fence[2], 1, 0);
+	CHECK(!has_notice(RDLM_NOTICE_LOST));
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &ack2) &&
+	      ack2.msg.type == DQ_M_ACK && ack2.msg.arg == 1ULL << 32);
+	deliver(&DA, &fence[0], 1, 0);
+	CHECK(!has_notice(RDLM_NOTICE_LOST));
+	dqt_post(RDLM_VERB_SEND, 0, &ack0);
+	CHECK(ack0.msg.arg == 1ULL << 32);
+	deliver(&DH, &ack0, 0, 0);
+	/* A lets go after its ACK: one share less for the thaw to count */
+	dqt_unlock(&DA, u);
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &rel) &&
+	      rel.msg.type == DQ_M_SHREL);
+	deliver(&DH, &rel, 0, 0);
+	deliver(&DH, &ack2, 2, 0);
+	v = fence[3];
+	v.msg.type = DQ_M_ACK;
+	deliver(&DH, &v, 3, 0);
+	CHECK(!dqt_posts());
+	deliver(&DH, &fence[1], 1, 0);		/* the home's loopback */
+	dqt_post(RDLM_VERB_SEND, 0, &v);
+	deliver(&DH, &v, 1, 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) &&
+	      v.arg0 == NCW(DQ_FROZEN, 3) && v.arg1 == NCW(0, 1));
+	dqt_cqe(&DH, &v, NCW(DQ_FROZEN, 3), 0);
+	CHECK(DH.stats.resets == 1);
+	/* an exclusive now waits for B's share */
+	x = dqt_req(&DA, RDLM_MODE_EX);
+	dqt_lock(&DA, x);
+	idx = dq(x)->id;
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DA, &v, NCW(0, 1), 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DA, &v, NCW(0, 1), 0);
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &exw) &&
+	      exw.msg.type == DQ_M_EXWAIT && exw.msg.arg == 1);
+	deliver(&DH, &exw, 0, 0);
+	CHECK(!count_msgs(RDLM_MSG_GRANT));
+	dqt_unlock(&DB, s);
+	dqt_post(RDLM_VERB_SEND, 0, &rel);
+	deliver(&DH, &rel, 2, 0);
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &v) &&
+	      v.msg.type == RDLM_MSG_GRANT && v.node == 0 &&
+	      v.msg.token == idx);
+	dqt_fini();
+}
+
 /* N-CoSED 3.2.1 / 3.2.4: shared and exclusive queued behind an exclusive */
 static void t_nc_behind_ex(void)
 {
