@@ -256,6 +256,8 @@ struct rdlm_lockspace {
 	u64 memb_departed;		/* left it, fenced until they rejoin */
 	u64 memb_pending;		/* departed, not recovered from yet */
 	u64 memb_fresh;			/* showed a new incarnation (ls->lock) */
+	u64 memb_withdrawn;		/* took theirs down (ls->lock) */
+	u64 memb_wdown;			/* static: recovered from at that */
 	bool memb_gone;			/* a peer fenced ours (ls->lock) */
 	unsigned long memb_due[RDLM_MAX_MEMBERS];	/* jiffies: grace ends */
 	u32 memb_grace_ms;
@@ -404,6 +406,7 @@ void rdlm_lvb_record_read(struct rdlm_lockspace *ls,
 void rdlm_memb_init(struct rdlm_lockspace *ls, u32 grace_ms, bool fencing);
 void rdlm_memb_restart(struct rdlm_lockspace *ls, u32 idx);
 void rdlm_memb_gone(struct rdlm_lockspace *ls, u32 idx);
+void rdlm_memb_withdrawn(struct rdlm_lockspace *ls, u32 idx);
 void rdlm_memb_orphan(struct rdlm_lockspace *ls);
 void rdlm_memb_stop(struct rdlm_lockspace *ls);
 

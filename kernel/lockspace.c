@@ -246,11 +246,25 @@ static void rdlm_ls_gone(void *priv, u32 node)
 	rdlm_ls_unlock(ls);
 }
 
+static void rdlm_ls_withdrawn(void *priv, u32 node)
+{
+	struct rdlm_lockspace *ls = priv;
+	u32 idx = rdlm_ls_node_index(ls, node);
+
+	if (idx == U32_MAX)
+		return;
+	spin_lock_bh(&ls->lock);
+	if (!ls->dead)
+		rdlm_memb_withdrawn(ls, idx);
+	rdlm_ls_unlock(ls);
+}
+
 static const struct rdlm_fabric_ls_ops rdlm_ls_fabric_ops = {
 	.recv		= rdlm_ls_recv,
 	.peer		= rdlm_ls_peer,
 	.restart	= rdlm_ls_restart,
 	.gone		= rdlm_ls_gone,
+	.withdrawn	= rdlm_ls_withdrawn,
 };
 
 static enum hrtimer_restart rdlm_ls_req_timer(struct hrtimer *t)

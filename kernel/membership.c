@@ -170,26 +170,57 @@ static void rdlm_memb_recover_due(struct rdlm_lockspace *ls, u64 force)
 				 max_t(long, next - jiffies, 0));
 }
 
-/*
- * Static: recover from the old incarnation of a member that showed a new
- * one, once our verbs to the old one's table have completed (member_down()
- * wants none in flight; they complete, or fail with the connection), then
- * let the new one in.
- */
-static void rdlm_memb_restart_static(struct rdlm_lockspace *ls, u32 i)
+/* member_down() wants none of our verbs to @node's old table in flight */
+static void rdlm_memb_drain(struct rdlm_lockspace *ls, u32 node)
 {
-	u32 node = ls->members[i];
-
-	lockdep_assert_held(&ls->memb_mutex);
 	if (!rdlm_fabric_ls_drain(ls->fls, node, 30 * HZ)) {
 		pr_info("lockspace %s: node %u: verbs to its old table still in flight after 30 s: resetting the connections\n",
 			ls->name, node);
 		rdlm_fabric_ls_fence(ls->fls, node, true);
 	}
+}
+
+/*
+ * Static: a member took its lockspace down (its WITHDRAW, of the
+ * incarnation admitted here): its locks were released or reported lost
+ * there before it went, so recover from it now, as fs/dlm purges a node
+ * that left. It stays down in the engines until a new incarnation shows.
+ */
+static void rdlm_memb_withdraw_static(struct rdlm_lockspace *ls, u32 i)
+{
+	u64 bit = BIT_ULL(i);
+
+	lockdep_assert_held(&ls->memb_mutex);
+	rdlm_memb_drain(ls, ls->members[i]);
 	spin_lock_bh(&ls->lock);
-	ls->memb_fresh &= ~BIT_ULL(i);
-	if (!ls->dead) {
+	ls->memb_withdrawn &= ~bit;
+	if (!ls->dead && !(ls->memb_wdown & bit)) {
+		pr_info("lockspace %s: node %u disabled it: recovering from it\n",
+			ls->name, ls->members[i]);
+		ls->memb_wdown |= bit;
 		rdlm_ls_call_member_down(ls, i, 0);
+	}
+	rdlm_ls_unlock(ls);
+}
+
+/*
+ * Static: recover from the old incarnation of a member that showed a new
+ * one (unless its WITHDRAW did), once our verbs to the old one's table
+ * have completed, then let the new one in.
+ */
+static void rdlm_memb_restart_static(struct rdlm_lockspace *ls, u32 i)
+{
+	u32 node = ls->members[i];
+	u64 bit = BIT_ULL(i);
+
+	lockdep_assert_held(&ls->memb_mutex);
+	rdlm_memb_drain(ls, node);
+	spin_lock_bh(&ls->lock);
+	ls->memb_fresh &= ~bit;
+	if (!ls->dead) {
+		if (!(ls->memb_wdown & bit))
+			rdlm_ls_call_member_down(ls, i, 0);
+		ls->memb_wdown &= ~bit;
 		rdlm_ls_call_member_join(ls, i);
 	}
 	rdlm_ls_unlock(ls);
@@ -230,20 +261,27 @@ static void rdlm_memb_work(struct work_struct *work)
 	struct rdlm_lockspace *ls = container_of(to_delayed_work(work),
 						 struct rdlm_lockspace,
 						 memb_work);
+	u64 fresh, withdrawn;
 	bool gone;
-	u64 fresh;
 	u32 i;
 
 	mutex_lock(&ls->memb_mutex);
 	spin_lock_bh(&ls->lock);
 	fresh = ls->memb_fresh;
+	withdrawn = ls->memb_withdrawn;
+	/* managed: the membership says when it left */
+	if (ls->memb_epoch)
+		ls->memb_withdrawn = 0;
 	gone = ls->memb_gone;
 	spin_unlock_bh(&ls->lock);
 	if (gone && !ls->memb_stopped)
 		rdlm_memb_halt(ls);	/* failed all already, in softirq */
-	for (i = 0; !ls->memb_epoch && i < ls->nr_members; i++)
+	for (i = 0; !ls->memb_epoch && i < ls->nr_members; i++) {
+		if (withdrawn & BIT_ULL(i))
+			rdlm_memb_withdraw_static(ls, i);
 		if (fresh & BIT_ULL(i))
 			rdlm_memb_restart_static(ls, i);
+	}
 	fresh &= ls->memb_departed;
 	/* a new incarnation proves the old one holds nothing: no grace */
 	if (ls->memb_pending & fresh)
@@ -285,6 +323,24 @@ void rdlm_memb_restart(struct rdlm_lockspace *ls, u32 idx)
 		"kept out until the membership lets it back" :
 		"recovering from its old incarnation first");
 	ls->memb_fresh |= BIT_ULL(idx);
+	mod_delayed_work(ls->wq, &ls->memb_work, 0);
+}
+
+/**
+ * rdlm_memb_withdrawn() - a member took down the incarnation admitted here
+ * @ls: lockspace (locked)
+ * @idx: the member's index
+ *
+ * While the membership is static, the work item recovers from it (once
+ * our verbs to its table completed); a managed lockspace waits for the
+ * membership to show it leave (rdlm_controld leaves the group).
+ *
+ * Context: softirq.
+ */
+void rdlm_memb_withdrawn(struct rdlm_lockspace *ls, u32 idx)
+{
+	lockdep_assert_held(&ls->lock);
+	ls->memb_withdrawn |= BIT_ULL(idx);
 	mod_delayed_work(ls->wq, &ls->memb_work, 0);
 }
 

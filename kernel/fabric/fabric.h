@@ -101,12 +101,16 @@ struct rdlm_fabric_ls_cfg {
  *	as if fenced (rdlm_fabric_ls_fence() with false lets it in)
  * @gone: @node says this node's incarnation was declared departed (it
  *	fenced it): nothing of ours is admitted there any more (softirq)
+ * @withdrawn: @node took down the incarnation of the lockspace admitted
+ *	here (its WITHDRAW): every lock of it was released or reported lost
+ *	there first; our verbs to its table may still be completing (softirq)
  */
 struct rdlm_fabric_ls_ops {
 	void (*recv)(void *priv, const struct rdlm_rx *rx);
 	void (*peer)(void *priv, u32 node, bool up);
 	bool (*restart)(void *priv, u32 node);
 	void (*gone)(void *priv, u32 node);
+	void (*withdrawn)(void *priv, u32 node);
 };
 
 struct rdlm_fabric_ls;

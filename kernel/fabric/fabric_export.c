@@ -246,8 +246,12 @@ void rdlm_conn_unexport(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls)
 	spin_lock_bh(&conn->lock);
 	exp->withdrawn = true;
 	spin_unlock_bh(&conn->lock);
-	op = rdlm_msg_alloc(conn, RDLM_W_WITHDRAW, sizeof(struct rdlm_wire_hdr),
-			    ls->local, ls->lsid);
+	op = rdlm_msg_alloc(conn, RDLM_W_WITHDRAW,
+			    sizeof(struct rdlm_wire_withdraw), ls->local,
+			    ls->lsid);
+	if (op)
+		((struct rdlm_wire_withdraw *)op->buf)->incarnation =
+			cpu_to_le64(ls->incarnation);
 	if (!op || rdlm_msg_send(op))
 		rdlm_conn_error(conn);	/* no answer will come */
 }

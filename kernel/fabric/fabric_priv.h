@@ -48,7 +48,7 @@
 #define RDLM_MAX_CHUNKS		64	/* MRs per table */
 
 #define RDLM_WIRE_MAGIC		0x4d4c4452	/* "RDLM" */
-#define RDLM_WIRE_VERSION	4
+#define RDLM_WIRE_VERSION	5
 
 /* ---- wire format: little endian, every field checked on receipt ---- */
 
@@ -96,6 +96,11 @@ struct rdlm_wire_ident {
 struct rdlm_wire_table_req {
 	struct rdlm_wire_hdr hdr;
 	struct rdlm_wire_ident id;
+};
+
+struct rdlm_wire_withdraw {
+	struct rdlm_wire_hdr hdr;
+	__le64 incarnation;	/* the sender's, that ends */
 };
 
 struct rdlm_wire_gone {

@@ -576,7 +576,7 @@ void rdlm_proto_error(struct rdlm_conn *conn, const char *why)
 static const u16 rdlm_wire_size[RDLM_W_NR] = {
 	[RDLM_W_TABLE]		= sizeof(struct rdlm_wire_table),
 	[RDLM_W_TABLE_REQ]	= sizeof(struct rdlm_wire_table_req),
-	[RDLM_W_WITHDRAW]	= sizeof(struct rdlm_wire_hdr),
+	[RDLM_W_WITHDRAW]	= sizeof(struct rdlm_wire_withdraw),
 	[RDLM_W_ENGINE]		= sizeof(struct rdlm_wire_engine),
 	[RDLM_W_AREQ]		= sizeof(struct rdlm_wire_areq),
 	[RDLM_W_ARESP]		= sizeof(struct rdlm_wire_aresp),
@@ -898,21 +898,32 @@ static void rdlm_rx_engine(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
  * The peer withdraws its table of @lsid (@ls: ours, if we have it): no
  * verb may use its keys from now on. The answer goes behind every verb
  * already queued or posted on this connection, which the peer executes
- * first: once it has the answer, it can deregister the MRs safely.
+ * first: once it has the answer, it can deregister the MRs safely. The
+ * user hears that the incarnation ended only if it is the one admitted:
+ * the next one's TABLE_REQ travels on the other connection and may have
+ * been taken first.
  */
 static void rdlm_rx_withdraw(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
-			     u32 lsid)
+			     const struct rdlm_wire_withdraw *w)
 {
+	u32 lsid = le32_to_cpu(w->hdr.lsid);
+	const struct rdlm_fabric_ls_ops *ops;
 	struct rdlm_op *op;
+	bool ended;
 
 	if (ls) {
 		struct rdlm_member *m = rdlm_fabric_ls_member(ls, conn->node);
 
 		spin_lock_bh(&ls->lock);
+		ended = m->admitted && m->admitted == le64_to_cpu(w->incarnation);
 		memset(&m->remote, 0, sizeof(m->remote));
 		WRITE_ONCE(m->gen, m->gen + 1);
 		spin_unlock_bh(&ls->lock);
 		rdlm_fabric_ls_peer_event(ls, conn->node, false);
+		/* pairs with smp_store_release() in rdlm_fabric_ls_set_ops() */
+		ops = smp_load_acquire(&ls->ops);
+		if (ended && ops && ops->withdrawn)
+			ops->withdrawn(ls->priv, conn->node);
 	}
 	op = rdlm_msg_alloc(conn, RDLM_W_WITHDRAWN,
 			    sizeof(struct rdlm_wire_hdr), conn->local, lsid);
@@ -1015,7 +1026,7 @@ static void rdlm_rx_msg(struct rdlm_conn *conn, const u8 *buf, u32 len)
 			rdlm_rx_table(conn, any, (const void *)buf);
 		break;
 	case RDLM_W_WITHDRAW:
-		rdlm_rx_withdraw(conn, ls, le32_to_cpu(hdr->lsid));
+		rdlm_rx_withdraw(conn, ls, (const void *)buf);
 		break;
 	case RDLM_W_WITHDRAWN:
 		rdlm_conn_withdrawn(conn, le32_to_cpu(hdr->lsid));

@@ -26,7 +26,8 @@
  * invalid" as a PR grant reads it (RDLM_SBF_VALNOTVALID); lvb_hold takes
  * NAME in EX with the LVB, touches FILE and waits to be killed. lvb_fill
  * writes RDLM_LVB_MAX bytes SEED, SEED + 1, ... under EX; lvb_dump prints
- * the RDLM_LVB_MAX bytes a PR grant reads, in hex.
+ * the RDLM_LVB_MAX bytes a PR grant reads, in hex. The lvb_* locks time
+ * out after LVB_TIMEOUT_MS (default 60000).
  *
  * fill opens FILES descriptors and, on each in turn, makes asynchronous EX
  * requests on new names PREFIX-<n> until one is refused, printing "file K:
@@ -255,8 +256,10 @@ static int lvb_lock(int fd, const char *name, int mode, uint32_t *lkid,
 	uint8_t *lvb = lvb_read;
 	int ret;
 
+	const char *t = getenv("LVB_TIMEOUT_MS");
+
 	ret = rdlm_lock_sb(fd, mode, name, strlen(name), RDLM_LKF_VALBLK,
-			   60000, lkid, lvb, sb_flags);
+			   t ? atoi(t) : 60000, lkid, lvb, sb_flags);
 	if (!ret)
 		memcpy(value, lvb, sizeof(*value));
 	return ret;

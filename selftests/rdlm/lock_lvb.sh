@@ -6,11 +6,11 @@
 # a holder process killed without writing leaves it valid (its lock was
 # released); a holder whose node leaves the lockspace while it holds EX
 # leaves it invalid for the next reader (RDLM_SBF_VALNOTVALID), as fs/dlm
-# does for a departed PW/EX holder. In these static lockspaces it is the
-# hold's lease (2 s) that ends it, not the departure: with 60 s leases and
-# a 30 s lock timeout the next reader timed out on central and the bakery
-# alike (the home frees a withdrawn node's holds only at its next
-# incarnation, Documentation/membership.rst). The name is chosen so that
+# does for a departed PW/EX holder. It is the departure that ends it, not
+# a lease: central runs with 60 s leases, the bakery without (with leases
+# it waits for them), and the next reader must be granted within 30 s (the
+# home recovers from a node at its WITHDRAW; before it did, the reader
+# timed out on both). The name is chosen so that
 # node 1 is not its home. Each lockspace's lvb_len bytes (32, 64, 48 in
 # cluster.conf) travel whole, and nothing past them: read at the home
 # (node 2) and on node 1, which in NIC-atomic mode on an engine that grants
@@ -29,6 +29,12 @@ rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 "$CONFIGURE" up || fail "configure"
+for ls in $LSS; do
+	case $(cat "$CFS/lockspaces/$ls/engine") in
+	bakery) ls_set "$ls" lease_us=0 ;;
+	*) long_leases "$ls" ;;
+	esac
+done
 
 # hold_ex LS NAME: hold NAME in EX with the LVB in the background
 hold_ex()
@@ -140,7 +146,8 @@ for ls in $LSS; do
 		drop_ex
 	fi
 	barrier "$ls-left"
-	[ "$ME" = 2 ] && expect_lvb "$ls" "$name" "value 41 invalid"
+	[ "$ME" = 2 ] && LVB_TIMEOUT_MS=30000 expect_lvb "$ls" "$name" \
+		"value 41 invalid"
 	barrier "$ls-read-left"
 	if [ "$ME" = 1 ]; then
 		echo 1 >"$CFS/lockspaces/$ls/enable" || fail "$ls: enable"
