@@ -233,7 +233,9 @@ static bool rdlm_ls_restart(void *priv, u32 node)
 	return admit;
 }
 
-static void rdlm_ls_gone(void *priv, u32 node)
+/* a fabric event about @node for the membership code, if it is a member */
+static void rdlm_ls_memb_event(void *priv, u32 node,
+			       void (*fn)(struct rdlm_lockspace *ls, u32 idx))
 {
 	struct rdlm_lockspace *ls = priv;
 	u32 idx = rdlm_ls_node_index(ls, node);
@@ -242,21 +244,18 @@ static void rdlm_ls_gone(void *priv, u32 node)
 		return;
 	spin_lock_bh(&ls->lock);
 	if (!ls->dead)
-		rdlm_memb_gone(ls, idx);
+		fn(ls, idx);
 	rdlm_ls_unlock(ls);
+}
+
+static void rdlm_ls_gone(void *priv, u32 node)
+{
+	rdlm_ls_memb_event(priv, node, rdlm_memb_gone);
 }
 
 static void rdlm_ls_withdrawn(void *priv, u32 node)
 {
-	struct rdlm_lockspace *ls = priv;
-	u32 idx = rdlm_ls_node_index(ls, node);
-
-	if (idx == U32_MAX)
-		return;
-	spin_lock_bh(&ls->lock);
-	if (!ls->dead)
-		rdlm_memb_withdrawn(ls, idx);
-	rdlm_ls_unlock(ls);
+	rdlm_ls_memb_event(priv, node, rdlm_memb_withdrawn);
 }
 
 static const struct rdlm_fabric_ls_ops rdlm_ls_fabric_ops = {

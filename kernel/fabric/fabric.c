@@ -926,11 +926,12 @@ static void rdlm_fabric_ls_reset_conns(struct rdlm_fabric_ls *ls)
  * @ls: lockspace from rdlm_fabric_ls_create()
  *
  * From the call on, rdlm_fabric_post() on @ls fails with -ESHUTDOWN and no
- * message is delivered to it any more; members are told its table is gone.
- * Then it waits until every verb posted before has completed, that is had
- * its done callback called (with an error for what the network did not
- * deliver): connections that do not deliver within 10 s are reset, which
- * flushes them. When it returns, no done, recv or peer callback of @ls runs
+ * message is delivered to it any more. Then it waits until every verb
+ * posted before has completed, that is had its done callback called (with
+ * an error for what the network did not deliver): connections that do not
+ * deliver within 10 s are reset, which flushes them. Only then are members
+ * told its table is gone (WITHDRAW, which a static lockspace's peers
+ * recover from). When it returns, no done, recv or peer callback of @ls runs
  * or will ever run, so the user may free what they use; the fabric side
  * itself stays until rdlm_fabric_ls_destroy(). Idempotent.
  *
@@ -939,19 +940,18 @@ static void rdlm_fabric_ls_reset_conns(struct rdlm_fabric_ls *ls)
 void rdlm_fabric_ls_quiesce(struct rdlm_fabric_ls *ls)
 {
 	struct rdlm_conn *conn;
+	bool withdraw;
 
 	mutex_lock(&rdlm_fabric.mutex);
 	if (ls->quiesced) {
 		mutex_unlock(&rdlm_fabric.mutex);
 		return;
 	}
+	withdraw = !ls->dead;
 	if (!ls->dead) {
 		WRITE_ONCE(ls->dead, true);
 		list_del_rcu(&ls->entry);
 		RCU_INIT_POINTER(rdlm_fabric.ls_index[ls->index], NULL);
-		rdlm_for_each_conn(conn)
-			if (conn->passive)
-				rdlm_conn_unexport(conn, ls);
 	}
 	mutex_unlock(&rdlm_fabric.mutex);
 	/*
@@ -974,6 +974,14 @@ void rdlm_fabric_ls_quiesce(struct rdlm_fabric_ls *ls)
 	/* completions decrement and wake inside an RCU read section */
 	synchronize_rcu();
 	mutex_lock(&rdlm_fabric.mutex);
+	/*
+	 * Only now: every verb of ours has executed at its target (RC), so
+	 * a peer that recovers from us at the WITHDRAW meets none later.
+	 */
+	if (withdraw)
+		rdlm_for_each_conn(conn)
+			if (conn->passive)
+				rdlm_conn_unexport(conn, ls);
 	ls->quiesced = true;
 	WRITE_ONCE(ls->ops, NULL);
 	mutex_unlock(&rdlm_fabric.mutex);

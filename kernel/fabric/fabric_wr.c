@@ -916,6 +916,9 @@ static void rdlm_rx_withdraw(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 
 		spin_lock_bh(&ls->lock);
 		ended = m->admitted && m->admitted == le64_to_cpu(w->incarnation);
+		/* its messages still on the other connection are void */
+		if (ended)
+			WRITE_ONCE(m->asked, NULL);
 		memset(&m->remote, 0, sizeof(m->remote));
 		WRITE_ONCE(m->gen, m->gen + 1);
 		spin_unlock_bh(&ls->lock);
