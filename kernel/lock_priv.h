@@ -257,7 +257,7 @@ struct rdlm_lockspace {
 	u64 memb_pending;		/* departed, not recovered from yet */
 	u64 memb_fresh;			/* showed a new incarnation (ls->lock) */
 	u64 memb_withdrawn;		/* took theirs down (ls->lock) */
-	u64 memb_wdown;			/* static: recovered from at that */
+	u64 memb_wdown;			/* static: recovered from at that (ls->lock) */
 	bool memb_gone;			/* a peer fenced ours (ls->lock) */
 	unsigned long memb_due[RDLM_MAX_MEMBERS];	/* jiffies: grace ends */
 	u32 memb_grace_ms;

@@ -323,6 +323,8 @@ void rdlm_memb_restart(struct rdlm_lockspace *ls, u32 idx)
 		"kept out until the membership lets it back" :
 		"recovering from its old incarnation first");
 	ls->memb_fresh |= BIT_ULL(idx);
+	/* the old one's WITHDRAW, if not read yet, is recovered from here */
+	ls->memb_withdrawn &= ~BIT_ULL(idx);
 	mod_delayed_work(ls->wq, &ls->memb_work, 0);
 }
 

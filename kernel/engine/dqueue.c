@@ -857,6 +857,12 @@ void dq_lose(struct rdlm_engine *eng, struct rdlm_req *req,
 	}
 }
 
+/* a shared hold the word counts (N-CoSED; the others serve it as EX) */
+static bool dq_shared(struct rdlm_engine *eng, struct rdlm_req *req)
+{
+	return req->mode == RDLM_MODE_SH && !eng->ops->exclusive_only;
+}
+
 /*
  * A holder with nothing under way keeps its lock through the recovery of
  * its word, where the engine can write it back: an exclusive one as the
@@ -872,16 +878,16 @@ static bool dq_keep(struct rdlm_engine *eng, struct rdlm_req *req)
 		return false;
 	/* an N-CoSED up-conversion not in flight goes on after the thaw */
 	return d->upg == DQ_UPG_NONE ||
-	       (req->mode == RDLM_MODE_SH &&
+	       (dq_shared(eng, req) &&
 		(d->upg == DQ_UPG_POLL || d->upg == DQ_UPG_QUEUED));
 }
 
 /*
  * Drop @req's claims on its word, fenced; return its identity if it keeps
- * an exclusive lock, and count it in @kept_sh if it keeps a shared one.
+ * an exclusive lock (a shared one kept is marked, dq_send_ack() counts it).
  */
 static u32 dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
-			u32 *kept_sh, struct rdlm_out *out)
+			struct rdlm_out *out)
 {
 	struct dq_req *d = dq(req);
 
@@ -890,9 +896,8 @@ static u32 dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 	d->has_succ = 0;
 	d->nsh = 0;
 	d->relretry = 0;
-	if (dq_keep(eng, req) && req->mode == RDLM_MODE_SH) {
+	if (dq_keep(eng, req) && dq_shared(eng, req)) {
 		d->kept = 1;
-		(*kept_sh)++;
 		if (d->upg == DQ_UPG_QUEUED) {
 			/*
 			 * Its share, counted released at the home, is a hold
@@ -903,6 +908,8 @@ static u32 dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 			d->upg = DQ_UPG_POLL;
 			d->id = dq_mkid(eng->p.node, req->idx,
 					dqe(eng)->inc[req->idx]++);
+			d->deaths = dqe(eng)->deaths;
+			d->tries = 0;
 			rdlm_engine_arm(eng, out, req,
 					rdlm_engine_backoff(eng, ++d->tries));
 		}
@@ -945,22 +952,18 @@ static u32 dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 	return 0;
 }
 
-/*
- * Fence our requests on a word; return the one that keeps an exclusive
- * lock, or 0, and in @kept_sh how many keep a shared one.
- */
+/* Fence our requests on a word; return the one that keeps an exclusive lock, or 0. */
 static u32 dq_fence_local(struct rdlm_engine *eng, u32 home, u32 slot,
-			  u32 *kept_sh, struct rdlm_out *out)
+			  struct rdlm_out *out)
 {
 	u32 i, id, kept = 0;
 
-	*kept_sh = 0;
 	for (i = 0; i < eng->p.nr_reqs; i++) {
 		struct rdlm_req *req = &eng->reqs[i];
 
 		if (req->busy && req->node == home && req->slot == slot &&
 		    dq(req)->phase != DQ_IDLE) {
-			id = dq_fence_req(eng, req, kept_sh, out);
+			id = dq_fence_req(eng, req, out);
 			if (id && !kept)
 				kept = id;
 			else if (id)	/* two holders: cannot be, lose this */
@@ -970,14 +973,28 @@ static u32 dq_fence_local(struct rdlm_engine *eng, u32 home, u32 slot,
 	return kept;
 }
 
-/* our ACK of @home's last fence: the exclusive hold kept, the shared count */
+/*
+ * Our ACK of @home's last fence: the exclusive hold kept, and the shared
+ * holds kept as they stand now. Sent again, it must not count one
+ * released meanwhile: that release may have reached the home before the
+ * ACK, when it was void.
+ */
 static void dq_send_ack(struct rdlm_engine *eng, u32 home,
 			struct rdlm_out *out)
 {
 	const struct dq_ack *a = &dqe(eng)->acks[home];
+	u32 i, n = 0;
 
+	for (i = 0; i < eng->p.nr_reqs; i++) {
+		struct rdlm_req *req = &eng->reqs[i];
+		struct dq_req *d = dq(req);
+
+		n += req->busy && req->node == home && req->slot == a->slot &&
+		     d->phase == DQ_HELD && d->kept && !d->lost &&
+		     dq_shared(eng, req);
+	}
 	dq_send(eng, out, NULL, home, DQ_M_ACK, a->slot, 0, a->seq,
-		(u64)a->kept_sh << 32 | a->kept);
+		(u64)n << 32 | a->kept);
 }
 
 /**
@@ -993,7 +1010,7 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 	struct dq_eng *e = dqe(eng);
 	struct rdlm_req *req;
 	unsigned long flags = 0;
-	u32 kept, kept_sh;
+	u32 kept;
 
 	if (rx->kind == RDLM_VERB_WRITE_IMM) {
 		u32 entry = rx->slot / DQ_MBOX_KINDS;
@@ -1039,12 +1056,11 @@ void dq_recv(struct rdlm_engine *eng, const struct rdlm_rx *rx,
 			dq_send_ack(eng, rx->src, out);
 			break;
 		}
-		kept = dq_fence_local(eng, rx->src, m->slot, &kept_sh, out);
+		kept = dq_fence_local(eng, rx->src, m->slot, out);
 		e->acks[rx->src].seq = m->token;
 		e->acks[rx->src].slot = m->slot;
 		e->acks[rx->src].lost = 0;
 		e->acks[rx->src].kept = kept;
-		e->acks[rx->src].kept_sh = kept_sh;
 		dq_send_ack(eng, rx->src, out);
 		break;
 	case DQ_M_ACK:
@@ -1086,10 +1102,11 @@ void dq_member_down(struct rdlm_engine *eng, u32 node, u32 epoch,
 	/* home side: stop waiting for its ACK, let the engine look around */
 	rdlm_spin_lock(&eng->lock, flags);
 	if (e->rec_slot != DQ_NONE) {
-		/* a holder it named keeps nothing now */
+		/* a holder it named keeps nothing now, nor do its shares */
 		if (e->slots[e->rec_slot].keep &&
 		    dq_id_node(e->slots[e->rec_slot].keep) == node)
 			e->slots[e->rec_slot].keep = 0;
+		e->keep_sh[node] = 0;
 		dq_home_ack(eng, node, e->rec_slot, 0, 0, out);
 	}
 	if (e->proto->home_down)

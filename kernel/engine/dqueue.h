@@ -183,7 +183,8 @@ enum dq_rec {
 /**
  * struct dq_slot - home-side state of one lock word
  * @rec: &enum dq_rec
- * @rec_again: recovery asked for while the thaw was in flight: recover again
+ * @rec_again: recovery asked for while the thaw was in flight, or by a
+ *	member after its ACK: recover again
  * @reset_busy: N-CoSED: shared-count reset CAS in flight
  * @ex_pending: N-CoSED: an exclusive waits for shared releases
  * @rel: N-CoSED: shared releases counted and not consumed
@@ -271,7 +272,6 @@ struct dq_proto {
  * @seq: the fence's sequence number (0: none sent)
  * @slot: the word
  * @kept: our request it named as keeping the lock (0: none)
- * @kept_sh: N-CoSED: our shared holds it counted as kept
  * @lost: its connection failed under it
  *
  * Both ends must see the fence through: the home fences again when its
@@ -282,7 +282,6 @@ struct dq_ack {
 	u64 seq;
 	u32 slot;
 	u32 kept;
-	u32 kept_sh;
 	u8 lost;
 };
 

@@ -899,9 +899,10 @@ static void rdlm_rx_engine(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
  * verb may use its keys from now on. The answer goes behind every verb
  * already queued or posted on this connection, which the peer executes
  * first: once it has the answer, it can deregister the MRs safely. The
- * user hears that the incarnation ended only if it is the one admitted:
- * the next one's TABLE_REQ travels on the other connection and may have
- * been taken first.
+ * user hears that the incarnation ended only if it is the one admitted
+ * and the last one presented: the next one's TABLE_REQ travels on the
+ * other connection and may have been taken first (a static lockspace
+ * admits it only once it recovered from the old one, after that TABLE_REQ).
  */
 static void rdlm_rx_withdraw(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 			     const struct rdlm_wire_withdraw *w)
@@ -915,7 +916,10 @@ static void rdlm_rx_withdraw(struct rdlm_conn *conn, struct rdlm_fabric_ls *ls,
 		struct rdlm_member *m = rdlm_fabric_ls_member(ls, conn->node);
 
 		spin_lock_bh(&ls->lock);
-		ended = m->admitted && m->admitted == le64_to_cpu(w->incarnation);
+		/* the one admitted, and no newer one presented since */
+		ended = m->admitted &&
+			m->admitted == le64_to_cpu(w->incarnation) &&
+			m->inc == m->admitted;
 		/* its messages still on the other connection are void */
 		if (ended)
 			WRITE_ONCE(m->asked, NULL);

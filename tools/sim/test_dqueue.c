@@ -545,6 +545,153 @@ static void t_nc_keep_shared(void)
 	dqt_fini();
 }
 
+/*
+ * DQNL serves a shared request as exclusive: kept through a recovery, it
+ * is the word's tail again, not a share the word would not count (which
+ * let the next requester in at once).
+ */
+static void t_dq_keep_sh_as_ex(void)
+{
+	struct rdlm_verb v = { 0 }, fence[4], ack = { 0 };
+	struct rdlm_req *b;
+	u32 idb;
+	int i;
+
+	dqt_all(&rdlm_dqnl_ops);
+	b = dqt_req(&DB, RDLM_MODE_SH);
+	dqt_lock(&DB, b);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DB, &v, 0, 0);
+	CHECK(find(RDLM_ACT_GRANT, 0));
+	idb = dq(b)->id;
+	memset(&v, 0, sizeof(v));
+	v.msg.type = DQ_M_RECOVER;
+	v.msg.slot = 3;
+	deliver(&DH, &v, 0, 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DH, &v, idb, 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DH, &v, idb, 0);
+	for (i = 0; i < 4; i++)
+		dqt_post(RDLM_VERB_SEND, i, &fence[i]);
+	for (i = 0; i < 4; i++) {
+		if (i == 2)
+			continue;
+		v = fence[i];
+		v.msg.type = DQ_M_ACK;
+		deliver(&DH, &v, i, 0);
+	}
+	deliver(&DB, &fence[2], 1, 0);
+	dqt_post(RDLM_VERB_SEND, 0, &ack);
+	deliver(&DH, &ack, 2, 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	CHECK(v.arg1 == dq(b)->id);
+	dqt_fini();
+}
+
+/*
+ * N-CoSED: a member that kept a share in its ACK, then died and came back
+ * before the thaw, holds nothing: the thawed word must not count it (an
+ * exclusive would wait for a release that never comes).
+ */
+static void t_nc_keep_dead_share(void)
+{
+	struct rdlm_verb v = { 0 }, fence[4], ack2 = { 0 };
+	struct rdlm_req *s;
+	struct rdlm_out o;
+	int i;
+
+	dqt_all(&rdlm_ncosed_ops);
+	s = dqt_req(&DB, RDLM_MODE_SH);
+	dqt_lock(&DB, s);
+	dqt_post(RDLM_VERB_FA, 0, &v);
+	dqt_cqe(&DB, &v, NCW(0, 0), 0);
+	memset(&v, 0, sizeof(v));
+	v.msg.type = DQ_M_RECOVER;
+	v.msg.slot = 3;
+	deliver(&DH, &v, 0, 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DH, &v, NCW(0, 1), 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DH, &v, NCW(0, 1), 0);
+	for (i = 0; i < 4; i++)
+		dqt_post(RDLM_VERB_SEND, i, &fence[i]);
+	deliver(&DB, &fence[2], 1, 0);
+	dqt_post(RDLM_VERB_SEND, 0, &ack2);
+	deliver(&DH, &ack2, 2, 0);		/* B: one share kept */
+	dqt_down(&DH, 2);			/* B dies (its hold with it) */
+	o = O(0);
+	DH.ops->member_join(&DH, 2, &o);	/* ... and is back, fresh */
+	for (i = 0; i < 4; i++) {
+		if (i == 2)
+			continue;
+		v = fence[i];
+		v.msg.type = DQ_M_ACK;
+		deliver(&DH, &v, i, 0);
+	}
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v));
+	CHECK(v.arg1 == 0);
+	dqt_fini();
+}
+
+/*
+ * N-CoSED: an ACK lost with its connection is sent again once the link is
+ * back, and a kept share released meanwhile, whose SHREL reached the home
+ * first (void: no ACK yet), is not counted in it.
+ */
+static void t_nc_reack_counts_now(void)
+{
+	struct rdlm_verb v = { 0 }, fence[4], ack2 = { 0 }, rel = { 0 };
+	struct rdlm_req *s;
+	struct rdlm_cqe c;
+	struct rdlm_out o;
+	int i;
+
+	dqt_all(&rdlm_ncosed_ops);
+	s = dqt_req(&DB, RDLM_MODE_SH);
+	dqt_lock(&DB, s);
+	dqt_post(RDLM_VERB_FA, 0, &v);
+	dqt_cqe(&DB, &v, NCW(0, 0), 0);
+	memset(&v, 0, sizeof(v));
+	v.msg.type = DQ_M_RECOVER;
+	v.msg.slot = 3;
+	deliver(&DH, &v, 0, 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DH, &v, NCW(0, 1), 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DH, &v, NCW(0, 1), 0);
+	for (i = 0; i < 4; i++)
+		dqt_post(RDLM_VERB_SEND, i, &fence[i]);
+	for (i = 0; i < 4; i++) {
+		if (i == 2)
+			continue;
+		v = fence[i];
+		v.msg.type = DQ_M_ACK;
+		deliver(&DH, &v, i, 0);
+	}
+	deliver(&DB, &fence[2], 1, 0);
+	dqt_post(RDLM_VERB_SEND, 0, &ack2);
+	/* the ACK is flushed with B's connection */
+	memset(&c, 0, sizeof(c));
+	c.cookie = ack2.cookie;
+	c.kind = ack2.kind;
+	c.status = -5;
+	o = O(0);
+	DB.ops->complete(&DB, &c, &o);
+	/* B lets go; its SHREL makes it on the new connection first */
+	dqt_unlock(&DB, s);
+	dqt_post(RDLM_VERB_SEND, 0, &rel);
+	CHECK(rel.msg.type == DQ_M_SHREL);
+	deliver(&DH, &rel, 2, 0);		/* FENCE, not acked: void */
+	o = O(0);
+	DB.ops->member_up(&DB, 1, &o);		/* the ACK again */
+	CHECK(dqt_post(RDLM_VERB_SEND, 0, &v) && v.msg.type == DQ_M_ACK);
+	deliver(&DH, &v, 2, 0);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v));
+	CHECK(v.arg1 == 0);
+	dqt_fini();
+}
+
 /* N-CoSED 3.2.1 / 3.2.4: shared and exclusive queued behind an exclusive */
 static void t_nc_behind_ex(void)
 {
