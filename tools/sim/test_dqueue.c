@@ -546,6 +546,41 @@ static void t_nc_keep_shared(void)
 }
 
 /*
+ * Someone asks the home to recover word 3, which holds @word: the freeze
+ * CAS misses once and then takes it; @fence gets the four FENCEs.
+ */
+static void dqt_freeze(u64 word, struct rdlm_verb fence[4])
+{
+	struct rdlm_verb v = { 0 };
+	int i;
+
+	v.msg.type = DQ_M_RECOVER;
+	v.msg.slot = 3;
+	deliver(&DH, &v, 0, 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DH, &v, word, 0);
+	dqt_post(RDLM_VERB_CAS, 0, &v);
+	dqt_cqe(&DH, &v, word, 0);
+	for (i = 0; i < 4; i++)
+		dqt_post(RDLM_VERB_SEND, i, &fence[i]);
+}
+
+/* every member but @skip acknowledges its FENCE, holding nothing */
+static void dqt_ack_others(const struct rdlm_verb fence[4], int skip)
+{
+	struct rdlm_verb v;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (i == skip)
+			continue;
+		v = fence[i];
+		v.msg.type = DQ_M_ACK;
+		deliver(&DH, &v, i, 0);
+	}
+}
+
+/*
  * DQNL serves a shared request as exclusive: kept through a recovery, it
  * is the word's tail again, not a share the word would not count (which
  * let the next requester in at once).
@@ -555,7 +590,6 @@ static void t_dq_keep_sh_as_ex(void)
 	struct rdlm_verb v = { 0 }, fence[4], ack = { 0 };
 	struct rdlm_req *b;
 	u32 idb;
-	int i;
 
 	dqt_all(&rdlm_dqnl_ops);
 	b = dqt_req(&DB, RDLM_MODE_SH);
@@ -564,23 +598,8 @@ static void t_dq_keep_sh_as_ex(void)
 	dqt_cqe(&DB, &v, 0, 0);
 	CHECK(find(RDLM_ACT_GRANT, 0));
 	idb = dq(b)->id;
-	memset(&v, 0, sizeof(v));
-	v.msg.type = DQ_M_RECOVER;
-	v.msg.slot = 3;
-	deliver(&DH, &v, 0, 0);
-	dqt_post(RDLM_VERB_CAS, 0, &v);
-	dqt_cqe(&DH, &v, idb, 0);
-	dqt_post(RDLM_VERB_CAS, 0, &v);
-	dqt_cqe(&DH, &v, idb, 0);
-	for (i = 0; i < 4; i++)
-		dqt_post(RDLM_VERB_SEND, i, &fence[i]);
-	for (i = 0; i < 4; i++) {
-		if (i == 2)
-			continue;
-		v = fence[i];
-		v.msg.type = DQ_M_ACK;
-		deliver(&DH, &v, i, 0);
-	}
+	dqt_freeze(idb, fence);
+	dqt_ack_others(fence, 2);
 	deliver(&DB, &fence[2], 1, 0);
 	dqt_post(RDLM_VERB_SEND, 0, &ack);
 	deliver(&DH, &ack, 2, 0);
@@ -599,36 +618,20 @@ static void t_nc_keep_dead_share(void)
 	struct rdlm_verb v = { 0 }, fence[4], ack2 = { 0 };
 	struct rdlm_req *s;
 	struct rdlm_out o;
-	int i;
 
 	dqt_all(&rdlm_ncosed_ops);
 	s = dqt_req(&DB, RDLM_MODE_SH);
 	dqt_lock(&DB, s);
 	dqt_post(RDLM_VERB_FA, 0, &v);
 	dqt_cqe(&DB, &v, NCW(0, 0), 0);
-	memset(&v, 0, sizeof(v));
-	v.msg.type = DQ_M_RECOVER;
-	v.msg.slot = 3;
-	deliver(&DH, &v, 0, 0);
-	dqt_post(RDLM_VERB_CAS, 0, &v);
-	dqt_cqe(&DH, &v, NCW(0, 1), 0);
-	dqt_post(RDLM_VERB_CAS, 0, &v);
-	dqt_cqe(&DH, &v, NCW(0, 1), 0);
-	for (i = 0; i < 4; i++)
-		dqt_post(RDLM_VERB_SEND, i, &fence[i]);
+	dqt_freeze(NCW(0, 1), fence);
 	deliver(&DB, &fence[2], 1, 0);
 	dqt_post(RDLM_VERB_SEND, 0, &ack2);
 	deliver(&DH, &ack2, 2, 0);		/* B: one share kept */
 	dqt_down(&DH, 2);			/* B dies (its hold with it) */
 	o = O(0);
 	DH.ops->member_join(&DH, 2, &o);	/* ... and is back, fresh */
-	for (i = 0; i < 4; i++) {
-		if (i == 2)
-			continue;
-		v = fence[i];
-		v.msg.type = DQ_M_ACK;
-		deliver(&DH, &v, i, 0);
-	}
+	dqt_ack_others(fence, 2);
 	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v));
 	CHECK(v.arg1 == 0);
 	dqt_fini();
@@ -645,30 +648,14 @@ static void t_nc_reack_counts_now(void)
 	struct rdlm_req *s;
 	struct rdlm_cqe c;
 	struct rdlm_out o;
-	int i;
 
 	dqt_all(&rdlm_ncosed_ops);
 	s = dqt_req(&DB, RDLM_MODE_SH);
 	dqt_lock(&DB, s);
 	dqt_post(RDLM_VERB_FA, 0, &v);
 	dqt_cqe(&DB, &v, NCW(0, 0), 0);
-	memset(&v, 0, sizeof(v));
-	v.msg.type = DQ_M_RECOVER;
-	v.msg.slot = 3;
-	deliver(&DH, &v, 0, 0);
-	dqt_post(RDLM_VERB_CAS, 0, &v);
-	dqt_cqe(&DH, &v, NCW(0, 1), 0);
-	dqt_post(RDLM_VERB_CAS, 0, &v);
-	dqt_cqe(&DH, &v, NCW(0, 1), 0);
-	for (i = 0; i < 4; i++)
-		dqt_post(RDLM_VERB_SEND, i, &fence[i]);
-	for (i = 0; i < 4; i++) {
-		if (i == 2)
-			continue;
-		v = fence[i];
-		v.msg.type = DQ_M_ACK;
-		deliver(&DH, &v, i, 0);
-	}
+	dqt_freeze(NCW(0, 1), fence);
+	dqt_ack_others(fence, 2);
 	deliver(&DB, &fence[2], 1, 0);
 	dqt_post(RDLM_VERB_SEND, 0, &ack2);
 	/* the ACK is flushed with B's connection */
