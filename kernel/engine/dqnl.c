@@ -184,13 +184,8 @@ static void dqnl_atomic_done(struct rdlm_engine *eng, struct rdlm_req *req,
 			return;
 		}
 		rdlm_stat_inc(&eng->stats.cas_failed);
-		if (d->kept && tail(old) == DQ_FROZEN) {
-			/* kept through a recovery not thawed yet: again later */
-			d->relretry = 1;
-			rdlm_engine_arm(eng, out, req,
-					rdlm_engine_backoff(eng, ++d->tries));
+		if (dq_rel_frozen(eng, req, old, out))
 			return;
-		}
 		if (tail(old) == d->id) {
 			/*
 			 * Still the tail: only tickets were taken (DQNL-SF),

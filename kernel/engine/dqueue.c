@@ -341,6 +341,30 @@ static void dq_begin(struct rdlm_engine *eng, struct rdlm_req *req,
 }
 
 /**
+ * dq_rel_frozen() - did a kept hold's release meet its word still frozen?
+ * @eng: instance
+ * @req: request, kept through a recovery of its word not thawed yet
+ * @old: the word its release (or down-conversion) CAS saw
+ * @out: call context
+ *
+ * Then it tries again after a backoff (the timer calls ->rel_retry, or
+ * ->release).
+ *
+ * Return: true if so; the caller has nothing else to do.
+ */
+bool dq_rel_frozen(struct rdlm_engine *eng, struct rdlm_req *req, u64 old,
+		   struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	if (!d->kept || dqe(eng)->proto->tail(old) != DQ_FROZEN)
+		return false;
+	d->relretry = 1;
+	rdlm_engine_arm(eng, out, req, rdlm_engine_backoff(eng, ++d->tries));
+	return true;
+}
+
+/**
  * dq_backoff() - the word is frozen: retry after a random backoff
  * @eng: instance
  * @req: request
@@ -890,13 +914,15 @@ static u32 dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 			struct rdlm_out *out)
 {
 	struct dq_req *d = dq(req);
+	bool keep;
 
 	if (dqe(eng)->proto->fence)
 		dqe(eng)->proto->fence(eng, req);
 	d->has_succ = 0;
 	d->nsh = 0;
 	d->relretry = 0;
-	if (dq_keep(eng, req) && dq_shared(eng, req)) {
+	keep = dq_keep(eng, req);
+	if (keep && dq_shared(eng, req)) {
 		d->kept = 1;
 		if (d->upg == DQ_UPG_QUEUED) {
 			/*
@@ -915,7 +941,7 @@ static u32 dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 		}
 		return 0;
 	}
-	if (dq_keep(eng, req)) {
+	if (keep) {
 		/*
 		 * Under a new identity, which the thaw writes back: a notice
 		 * sent to the old one before the fence (a successor that has

@@ -421,6 +421,8 @@ void dq_blocking(struct rdlm_engine *eng, struct rdlm_req *req,
 		 struct rdlm_out *out);
 void dq_finish(struct rdlm_engine *eng, struct rdlm_req *req,
 	       struct rdlm_out *out);
+bool dq_rel_frozen(struct rdlm_engine *eng, struct rdlm_req *req, u64 old,
+		   struct rdlm_out *out);
 void dq_backoff(struct rdlm_engine *eng, struct rdlm_req *req,
 		struct rdlm_out *out);
 void dq_recover(struct rdlm_engine *eng, struct rdlm_req *req,

@@ -248,13 +248,8 @@ static void nc_atomic_done(struct rdlm_engine *eng, struct rdlm_req *req,
 		return;
 	case DQ_OP_REL:
 	case DQ_OP_DOWN:
-		if (old != d->expect && d->kept && ex_of(old) == DQ_FROZEN) {
-			/* kept through a recovery not thawed yet: again later */
-			d->relretry = 1;
-			rdlm_engine_arm(eng, out, req,
-					rdlm_engine_backoff(eng, ++d->tries));
+		if (old != d->expect && dq_rel_frozen(eng, req, old, out))
 			return;
-		}
 		if (old != d->expect) {
 			rdlm_stat_inc(&eng->stats.cas_failed);
 			d->expect = old;
