@@ -275,8 +275,11 @@ struct rdlm_lockspace {
 	bool rh_pending;		/* a departed node waits for recovery */
 	u32 rh_epoch;			/* the membership that moved them */
 	u64 rh_got;			/* members done with it, as we asked */
+	u64 rh_view;			/* whom we asked: rdlm_rh_view() */
+	u64 rh_gone;			/* homes that left since the last thaw */
 	u64 rh_ask_map[RDLM_MAX_MEMBERS];	/* what each member asked */
 	u32 rh_ask_epoch[RDLM_MAX_MEMBERS];
+	u64 rh_ask_view[RDLM_MAX_MEMBERS];
 	u32 rh_rounds;			/* re-homings completed */
 	/* each member's slot claim in this round (ours: at the apply) */
 	u32 rh_claim_slot[RDLM_MAX_MEMBERS];
@@ -369,6 +372,8 @@ void rdlm_lm_send_lvb(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
 		      u8 flags, u8 seq, u64 reqid, const u8 *lvb, u64 cookie);
 void rdlm_lm_send_msg(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
 		      u8 flags, u64 reqid, u64 arg, u64 cookie);
+void rdlm_lm_send_token(struct rdlm_lockspace *ls, u32 node, u16 type,
+			u32 slot, u64 reqid, u64 token, u64 arg);
 void rdlm_home_lvb_node_down(struct rdlm_lockspace *ls, u32 node);
 void rdlm_home_lvb_rehome(struct rdlm_lockspace *ls, u64 old_map,
 			  u64 departed);

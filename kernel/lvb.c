@@ -219,6 +219,26 @@ void rdlm_lm_send_msg(struct rdlm_lockspace *ls, u32 node, u16 type, u32 slot,
 		     cookie);
 }
 
+/**
+ * rdlm_lm_send_token() - send a lock manager message with a token
+ * @ls: lockspace (locked)
+ * @node: engine index of the receiver
+ * @type: RDLM_LM_*
+ * @slot: lock word slot, or what the type says
+ * @reqid: what the type says
+ * @token: what the type says (&rdlm_msg.token)
+ * @arg: what the type says
+ */
+void rdlm_lm_send_token(struct rdlm_lockspace *ls, u32 node, u16 type,
+			u32 slot, u64 reqid, u64 token, u64 arg)
+{
+	u8 data[16];
+
+	memcpy(data, &token, 8);
+	memcpy(data + 8, &arg, 8);
+	rdlm_lm_send(ls, node, type, slot, 0, 0, reqid, data, 0, arg, 0);
+}
+
 /* ---- home side --------------------------------------------------------- */
 
 static void rdlm_lvb_chunk_copy(u8 *to, const struct rdlm_msg *m)

@@ -31,8 +31,13 @@
  *     are granted again and pinned words released.
  *
  * The answers echo the asker's epoch, so an answer given for an earlier
- * identical map never counts. Questions are asked again every second
- * until the thaw, so a lost message only delays it.
+ * identical map never counts, and its view: the map with the incarnation
+ * of each home admitted there. A member answers only for the view it has
+ * itself, so one that has not applied a home's departure and return yet
+ * (A->B->A while it lagged: the same map, but it still admits A's old
+ * incarnation) does not answer for the map A returned in. Questions are
+ * asked again every second until the thaw, so a lost message only delays
+ * it.
  *
  * A node's first membership freezes every name until the first thaw: it
  * does not know what moved before it joined. Everything here runs under
@@ -104,20 +109,56 @@ bool rdlm_home_here(struct rdlm_lockspace *ls, u64 key)
  */
 bool rdlm_rehome_frozen(struct rdlm_lockspace *ls, u64 key)
 {
+	u32 home;
+
 	if (!ls->rh_active)
 		return false;
-	return !ls->rh_stable ||
-	       rdlm_home_of(ls, ls->rh_stable, key) !=
-	       rdlm_home_of(ls, ls->rh_map, key);
+	if (!ls->rh_stable)
+		return true;
+	home = rdlm_home_of(ls, ls->rh_map, key);
+	/* a home that left and came back since holds a fresh word */
+	return home != rdlm_home_of(ls, ls->rh_stable, key) ||
+	       (ls->rh_gone & BIT_ULL(home));
+}
+
+/*
+ * The round's view: the map with the incarnation of each home admitted
+ * here (ours for us). Members with the same view applied the same
+ * departures and returns of the map's homes.
+ */
+static u64 rdlm_rh_view(struct rdlm_lockspace *ls)
+{
+	u64 inc, view = rdlm_mix64(ls->rh_map);
+	u32 i;
+
+	for (i = 0; i < ls->nr_members; i++) {
+		if (!(ls->rh_map & BIT_ULL(i)))
+			continue;
+		inc = i == ls->self ? rdlm_fabric_ls_incarnation(ls->fls) :
+		      rdlm_fabric_ls_admitted(ls->fls, ls->members[i]);
+		view = rdlm_mix64(view ^ rdlm_mix64(inc + ls->members[i]));
+	}
+	return view;
+}
+
+/* The answers counted were for another view: ask again. */
+static void rdlm_rh_review(struct rdlm_lockspace *ls)
+{
+	u64 view = rdlm_rh_view(ls);
+
+	if (view != ls->rh_view) {
+		ls->rh_view = view;
+		ls->rh_got = 0;
+	}
 }
 
 static void rdlm_rh_send(struct rdlm_lockspace *ls, u32 node, u16 type,
-			 u64 map, u32 epoch)
+			 u64 map, u32 epoch, u64 view)
 {
 	u32 i;
 
 	if (type == RDLM_LM_RH_ASK) {
-		rdlm_lm_send_msg(ls, node, type, 0, 0, map, epoch, 0);
+		rdlm_lm_send_token(ls, node, type, 0, map, view, epoch);
 		return;
 	}
 	/* a node that joins learns which homes left with their LVBs */
@@ -125,8 +166,9 @@ static void rdlm_rh_send(struct rdlm_lockspace *ls, u32 node, u16 type,
 		rdlm_lm_send_msg(ls, node, RDLM_LM_RH_LOST, 0, 0,
 				 ls->rh_lost[i].map, ls->rh_lost[i].gone, 0);
 	/* the answer carries our slot claim: slot, generation above epoch */
-	rdlm_lm_send_msg(ls, node, type, ls->rh_claim_slot[ls->self], 0, map,
-			 epoch | (u64)ls->rh_claim_gen[ls->self] << 32, 0);
+	rdlm_lm_send_token(ls, node, type, ls->rh_claim_slot[ls->self], map,
+			   view,
+			   epoch | (u64)ls->rh_claim_gen[ls->self] << 32);
 }
 
 /* Ask every member that has not answered for the map in force. */
@@ -134,11 +176,12 @@ static void rdlm_rh_ask(struct rdlm_lockspace *ls)
 {
 	u32 i;
 
+	rdlm_rh_review(ls);
 	for (i = 0; i < ls->nr_members; i++)
 		if (i != ls->self && (ls->rh_map & BIT_ULL(i)) &&
 		    !(ls->rh_got & BIT_ULL(i)))
 			rdlm_rh_send(ls, i, RDLM_LM_RH_ASK, ls->rh_map,
-				     ls->rh_epoch);
+				     ls->rh_epoch, ls->rh_view);
 }
 
 /* Move @res's local state to its home in the map now; false: no memory. */
@@ -205,6 +248,7 @@ void rdlm_rehome_apply(struct rdlm_lockspace *ls, u32 epoch, u64 map,
 	ls->rh_self_done = false;
 	ls->rh_epoch = epoch;
 	ls->rh_got = 0;
+	ls->rh_gone |= departed;
 	/* claims are heard anew each round; ours is our slot in the last */
 	memset(ls->rh_claim_slot, 0, sizeof(ls->rh_claim_slot));
 	memset(ls->rh_claim_gen, 0, sizeof(ls->rh_claim_gen));
@@ -264,6 +308,7 @@ static void rdlm_rh_thaw(struct rdlm_lockspace *ls)
 
 	ls->rh_active = false;
 	ls->rh_stable = ls->rh_map;
+	ls->rh_gone = 0;
 	ls->rh_rounds++;
 	rdlm_rh_slots(ls);
 	hash_for_each_safe(ls->res, bkt, tmp, res, hash) {
@@ -320,11 +365,15 @@ void rdlm_rehome_check(struct rdlm_lockspace *ls)
 				return;
 		ls->rh_self_done = true;
 		rdlm_rh_tell_lvbs(ls);
+		rdlm_rh_review(ls);
 		for (i = 0; i < ls->nr_members; i++)
-			if (ls->rh_ask_epoch[i] && ls->rh_ask_map[i] == ls->rh_map)
+			if (ls->rh_ask_epoch[i] &&
+			    ls->rh_ask_map[i] == ls->rh_map &&
+			    ls->rh_ask_view[i] == ls->rh_view)
 				rdlm_rh_send(ls, i, RDLM_LM_RH_DONE, ls->rh_map,
-					     ls->rh_ask_epoch[i]);
+					     ls->rh_ask_epoch[i], ls->rh_view);
 	}
+	rdlm_rh_review(ls);
 	if ((ls->rh_got | BIT_ULL(ls->self)) == ls->rh_map)
 		rdlm_rh_thaw(ls);
 }
@@ -336,7 +385,7 @@ void rdlm_rehome_check(struct rdlm_lockspace *ls)
  */
 void rdlm_rehome_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 {
-	u64 map = rx->msg.reqid;
+	u64 map = rx->msg.reqid, view = rx->msg.token;
 	u32 epoch = rx->msg.arg;
 
 	if (rx->src >= ls->nr_members || rx->src == ls->self || ls->dead)
@@ -344,13 +393,19 @@ void rdlm_rehome_recv(struct rdlm_lockspace *ls, const struct rdlm_rx *rx)
 	if (rx->msg.type == RDLM_LM_RH_ASK) {
 		ls->rh_ask_map[rx->src] = map;
 		ls->rh_ask_epoch[rx->src] = epoch;
+		ls->rh_ask_view[rx->src] = view;
 		/* only for a map applied here (a first line sets rh_epoch) */
 		if (map == ls->rh_map && ls->rh_epoch &&
-		    (!ls->rh_active || ls->rh_self_done))
-			rdlm_rh_send(ls, rx->src, RDLM_LM_RH_DONE, map, epoch);
+		    (!ls->rh_active || ls->rh_self_done) &&
+		    view == rdlm_rh_view(ls))
+			rdlm_rh_send(ls, rx->src, RDLM_LM_RH_DONE, map, epoch,
+				     view);
 		return;
 	}
 	if (ls->rh_active && map == ls->rh_map && epoch == ls->rh_epoch) {
+		rdlm_rh_review(ls);
+		if (view != ls->rh_view)
+			return;
 		ls->rh_got |= BIT_ULL(rx->src);
 		ls->rh_claim_slot[rx->src] = rx->msg.slot;
 		ls->rh_claim_gen[rx->src] = rx->msg.arg >> 32;

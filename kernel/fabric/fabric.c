@@ -1173,6 +1173,25 @@ u64 rdlm_fabric_ls_incarnation(struct rdlm_fabric_ls *ls)
 }
 
 /**
+ * rdlm_fabric_ls_admitted() - the incarnation of a member admitted here
+ * @ls: lockspace
+ * @node: member node id, not this node
+ *
+ * The one whose table this node took and gave its own to last; it stays
+ * the answer while that member is fenced, until a new one is admitted.
+ *
+ * Context: any (the lock manager calls it under its lockspace lock).
+ * Return: the incarnation, 0 if none was ever admitted or @node is no
+ * member.
+ */
+u64 rdlm_fabric_ls_admitted(struct rdlm_fabric_ls *ls, u32 node)
+{
+	struct rdlm_member *m = rdlm_fabric_ls_member(ls, node);
+
+	return m ? READ_ONCE(m->admitted) : 0;
+}
+
+/**
  * rdlm_fabric_ls_drain() - wait until no verb of ours to a member is in flight
  * @ls: lockspace
  * @node: member node id, whose table we do not know (none can be posted)

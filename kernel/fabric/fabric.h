@@ -129,6 +129,7 @@ void rdlm_fabric_ls_put(struct rdlm_fabric_ls *ls);
 bool rdlm_fabric_ls_ready(struct rdlm_fabric_ls *ls, u32 node);
 int rdlm_fabric_ls_fence(struct rdlm_fabric_ls *ls, u32 node, bool fence);
 u64 rdlm_fabric_ls_incarnation(struct rdlm_fabric_ls *ls);
+u64 rdlm_fabric_ls_admitted(struct rdlm_fabric_ls *ls, u32 node);
 bool rdlm_fabric_ls_stale(struct rdlm_fabric_ls *ls, u32 node);
 bool rdlm_fabric_ls_drain(struct rdlm_fabric_ls *ls, u32 node,
 			  unsigned long timeout);

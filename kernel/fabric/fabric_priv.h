@@ -48,7 +48,7 @@
 #define RDLM_MAX_CHUNKS		64	/* MRs per table */
 
 #define RDLM_WIRE_MAGIC		0x4d4c4452	/* "RDLM" */
-#define RDLM_WIRE_VERSION	5
+#define RDLM_WIRE_VERSION	6
 
 /* ---- wire format: little endian, every field checked on receipt ---- */
 

@@ -747,7 +747,7 @@ static bool rdlm_member_presents(struct rdlm_conn *conn,
 	if (READ_ONCE(m->fenced))
 		return false;
 	spin_lock_bh(&ls->lock);
-	m->admitted = inc;
+	WRITE_ONCE(m->admitted, inc);	/* rdlm_fabric_ls_admitted() */
 	spin_unlock_bh(&ls->lock);
 	return true;
 }

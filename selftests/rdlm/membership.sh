@@ -14,6 +14,10 @@
 #  - node 3 disables fab-cpu: its rdlm_controld leaves the group and nodes
 #    1 and 2 report 1 2 for it; enabled again, 1 2 3, and node 3's epoch
 #    of fab-cpu went on increasing;
+#  - node 2's rdlm_controld is stopped while node 3 disables and enables
+#    every lk-* lockspace (A->B->A while node 2 lags): nothing is granted
+#    until node 2 has applied node 3's departure and return; the holds of
+#    names homed on node 3 (nodes 1 and 2) are reclaimed, not lost;
 #  - node 3 holds a name homed on node 1 in EX, node 1 waits for it; the
 #    hub cuts node 3 off: nodes 1 and 2 report members 1 2, quorate (2 of
 #    3 votes), node 3 reports itself alone, not quorate: its lockspaces
@@ -64,6 +68,9 @@ memb_cleanup()
 	[ "$ME" = 1 ] && [ "$rc" != 0 ] && [ -e "$TMP/paused" ] &&
 		pause_node 3 cont
 	kill $(jobs -p) 2>/dev/null
+	# a daemon stopped by the lag step would not hear its SIGTERM
+	[ -e $MEMB_CONTROLD_PID ] &&
+		kill -CONT "$(cat $MEMB_CONTROLD_PID)" 2>/dev/null
 	membership_stop
 	(exit $rc)
 	fabric_cleanup
@@ -376,6 +383,101 @@ barrier memb-left 120
 membership_wait -a "$epoch" $ls 1 1 2 3
 echo "$ls: node3 is back: membership $MEMBERSHIP"
 barrier memb-rejoined 120
+
+# A home leaves and comes back while a member lags (A->B->A): node 2's
+# rdlm_controld is stopped (SIGSTOP) while node 3 disables and enables
+# every lk-* lockspace, so node 2's kernel sees neither node 3 leave nor
+# come back, keeps its new incarnation out and still has the map of before
+# (1 2 3, the map node 3 comes back in). Node 2 holds a name homed on node
+# 3 (x), node 1 another (y); node 1 waits for x, node 2 for y. Until node
+# 2 has applied the departure and the return, the others' re-homing must
+# not end, so nobody is granted: 10 s after node 1 saw node 3 come back,
+# both waits still wait. Then node 2's daemon runs again, the holds are
+# reclaimed at node 3's new lockspace (none is lost), the holders let go
+# and the waiters are granted. The critical sections never overlap.
+for ls in $LSS; do
+	st "wait $ls 90"
+done
+if [ "$ME" = 1 ]; then
+	for ls in $LSS; do
+		name_homed_on "$ls" 3 lagx >"$RDLM_OUT/lag.$ls.x" &&
+			name_homed_on "$ls" 3 lagy >"$RDLM_OUT/lag.$ls.y" ||
+			fail "$ls: no name homed on node3"
+	done
+fi
+barrier memb-lag-names 300
+declare -A lag_epoch lag_wait
+lag_holders=
+if [ "$ME" != 3 ]; then
+	[ "$ME" = 2 ] && mine=x theirs=y || mine=y theirs=x
+	for ls in $LSS; do
+		membership_wait $ls 1 1 2 3
+		lag_epoch[$ls]=${MEMBERSHIP%% *}
+		"$HELPER" hold "$ls" "$(cat "$RDLM_OUT/lag.$ls.$mine")" \
+			"$TMP/lag.$ls" &
+		lag_holders+=" $!"
+		wait_file "$TMP/lag.$ls"
+	done
+fi
+barrier memb-lag-held 300
+if [ "$ME" != 3 ]; then
+	for ls in $LSS; do
+		"$HELPER" wait "$ls" "$(cat "$RDLM_OUT/lag.$ls.$theirs")" \
+			120000 >"$TMP/lagw.$ls" &
+		lag_wait[$ls]=$!
+	done
+	sleep 3		# queued behind the holders
+fi
+[ "$ME" = 2 ] && { kill -STOP "$(cat $MEMB_CONTROLD_PID)" || fail "SIGSTOP rdlm_controld"; }
+barrier memb-lag-stopped 120
+if [ "$ME" = 3 ]; then
+	for ls in $LSS; do
+		n=$(grep -c "rdlm_controld: $ls: left group" "$(membership_log)")
+		echo 0 >$CFS/lockspaces/$ls/enable || fail "$ls: disable"
+		for ((i = 0; i < 100; i++)); do
+			(($(grep -c "rdlm_controld: $ls: left group" "$(membership_log)") > n)) &&
+				break
+			sleep 0.1
+		done
+		((i < 100)) || fail "$ls: rdlm_controld did not leave its group in 10 s"
+		echo 1 >$CFS/lockspaces/$ls/enable || fail "$ls: enable"
+	done
+fi
+if [ "$ME" = 1 ]; then
+	for ls in $LSS; do
+		membership_wait -a "${lag_epoch[$ls]}" $ls 1 1 2 3
+		echo "$ls: node3 left and came back while node2 lagged: membership $MEMBERSHIP"
+	done
+	sleep 10
+	for ls in $LSS; do
+		kill -0 ${lag_wait[$ls]} 2>/dev/null ||
+			fail "$ls: granted while node2, which had not seen node3 leave, held it: $(cat "$TMP/lagw.$ls")"
+	done
+	echo "node1: nothing granted 10 s after node3's return while node2 lagged"
+fi
+barrier memb-lag-checked 120
+if [ "$ME" = 2 ]; then
+	kill -CONT "$(cat $MEMB_CONTROLD_PID)" || fail "SIGCONT rdlm_controld"
+	for ls in $LSS; do
+		membership_wait -a "${lag_epoch[$ls]}" $ls 1 1 2 3
+	done
+	echo "node2: its rdlm_controld ran again: membership $MEMBERSHIP"
+fi
+barrier memb-lag-resumed 120
+if [ "$ME" != 3 ]; then
+	for ls in $LSS; do
+		[ ! -e "$TMP/lag.$ls.lost" ] ||
+			fail "$ls: node$ME's hold of a name homed on node3 was lost"
+	done
+	kill $lag_holders
+	wait $lag_holders
+	for ls in $LSS; do
+		wait ${lag_wait[$ls]} ||
+			fail "$ls: not granted once node2 caught up: $(cat "$TMP/lagw.$ls")"
+		echo "$ls: granted once the holder let go ($(cat "$TMP/lagw.$ls"))"
+	done
+fi
+barrier memb-lag-done 300
 
 # a partition: node 3 alone holds a name node 1 waits for
 for ls in $LSS; do
