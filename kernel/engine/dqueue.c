@@ -888,22 +888,42 @@ static bool dq_shared(struct rdlm_engine *eng, struct rdlm_req *req)
 }
 
 /*
- * A holder with nothing under way keeps its lock through the recovery of
- * its word, where the engine can write it back: an exclusive one as the
+ * A holder keeps its lock through the recovery of its word, where the
+ * engine can write it back: an exclusive one with nothing under way as the
  * word's tail (its ACK names it), shared ones (N-CoSED) as the word's
- * count (its ACK counts them).
+ * count (its ACK counts them), whatever conversion they are in: an
+ * up-conversion is still shared, a down-conversion already is.
  */
 static bool dq_keep(struct rdlm_engine *eng, struct rdlm_req *req)
 {
 	struct dq_req *d = dq(req);
 
 	if (!dqe(eng)->proto->thawed_held || d->phase != DQ_HELD ||
-	    d->ainf || d->lost || d->cancel || d->down)
+	    d->lost || d->cancel)
 		return false;
-	/* an N-CoSED up-conversion not in flight goes on after the thaw */
-	return d->upg == DQ_UPG_NONE ||
-	       (dq_shared(eng, req) &&
-		(d->upg == DQ_UPG_POLL || d->upg == DQ_UPG_QUEUED));
+	return dq_shared(eng, req) ||
+	       (!d->ainf && !d->down && d->upg == DQ_UPG_NONE);
+}
+
+/**
+ * dq_upg_again() - an N-CoSED up-conversion starts over after a backoff
+ * @eng: instance
+ * @req: a shared hold kept through a recovery of its word
+ * @out: call context
+ *
+ * Under a new identity: notices sent to the tail it may have been do not
+ * reach it.
+ */
+void dq_upg_again(struct rdlm_engine *eng, struct rdlm_req *req,
+		  struct rdlm_out *out)
+{
+	struct dq_req *d = dq(req);
+
+	d->upg = DQ_UPG_POLL;
+	d->id = dq_mkid(eng->p.node, req->idx, dqe(eng)->inc[req->idx]++);
+	d->deaths = dqe(eng)->deaths;
+	d->tries = 0;
+	rdlm_engine_arm(eng, out, req, rdlm_engine_backoff(eng, ++d->tries));
 }
 
 /*
@@ -924,20 +944,25 @@ static u32 dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 	keep = dq_keep(eng, req);
 	if (keep && dq_shared(eng, req)) {
 		d->kept = 1;
-		if (d->upg == DQ_UPG_QUEUED) {
+		/* a down-conversion is over: the thawed word counts a share */
+		d->down = 0;
+		if (d->ainf) {
 			/*
-			 * Its share, counted released at the home, is a hold
-			 * again in the thawed word: the up-conversion starts
-			 * over, under an identity notices to the tail it was
-			 * do not reach.
+			 * A conversion's CAS: it executes before our ACK
+			 * arrives, so the thaw overwrites what it did. Void;
+			 * an up-conversion starts over once it completes.
 			 */
-			d->upg = DQ_UPG_POLL;
+			d->restart = 1;
 			d->id = dq_mkid(eng->p.node, req->idx,
 					dqe(eng)->inc[req->idx]++);
-			d->deaths = dqe(eng)->deaths;
-			d->tries = 0;
-			rdlm_engine_arm(eng, out, req,
-					rdlm_engine_backoff(eng, ++d->tries));
+		} else if (d->upg == DQ_UPG_QUEUED ||
+			   d->upg == DQ_UPG_PENDING) {
+			/*
+			 * Its share, counted released at the home (queued),
+			 * is a hold again in the thawed word; one asked for
+			 * during the down-conversion starts now.
+			 */
+			dq_upg_again(eng, req, out);
 		}
 		return 0;
 	}

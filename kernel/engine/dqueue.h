@@ -428,6 +428,8 @@ void dq_backoff(struct rdlm_engine *eng, struct rdlm_req *req,
 void dq_recover(struct rdlm_engine *eng, struct rdlm_req *req,
 		struct rdlm_out *out);
 void dq_home_recover(struct rdlm_engine *eng, u32 slot, struct rdlm_out *out);
+void dq_upg_again(struct rdlm_engine *eng, struct rdlm_req *req,
+		  struct rdlm_out *out);
 void dq_lose(struct rdlm_engine *eng, struct rdlm_req *req,
 	     struct rdlm_out *out);
 bool dq_dead_since(struct rdlm_engine *eng, struct rdlm_req *req);

@@ -691,6 +691,13 @@ static void nc_held_atomic(struct rdlm_engine *eng, struct rdlm_req *req,
 {
 	struct dq_req *d = dq(req);
 
+	if (d->restart && d->kept && !d->lost && !d->failio) {
+		/* kept through the fence of its word: this atomic is void */
+		d->restart = 0;
+		if (op == DQ_OP_UPG)
+			dq_upg_again(eng, req, out);
+		return;
+	}
 	if (d->restart || d->failio) {
 		/* fenced, or the home is gone: the hold with it */
 		d->restart = 0;

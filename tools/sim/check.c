@@ -2159,6 +2159,7 @@ int main(int argc, char **argv)
 		{ "ncosed recovery: survivors keep their shares, counted back into the word", t_nc_keep_shared },
 		{ "ncosed recovery: a share kept by a member that died before the thaw is not counted", t_nc_keep_dead_share },
 		{ "ncosed recovery: an ACK sent again counts the shares kept now", t_nc_reack_counts_now },
+		{ "ncosed recovery: holders in a conversion's CAS keep a share, the CAS void", t_nc_keep_converting },
 		{ "dqnl recovery: a shared request (served as EX) is kept as the tail", t_dq_keep_sh_as_ex },
 		{ "queue engines: epoch recovery, fence, thaw, re-queue, the holder kept", t_dq_recovery },
 		{ "queue engines: names, modes, cancel while queued", t_dq_cancel },
