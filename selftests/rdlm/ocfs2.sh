@@ -83,6 +83,9 @@ T0=$(date +%s%N)
 if [ "$ME" = 1 ]; then
 	(
 		workload $MNT/shared $MNT/own1 || fail "node1 alone: workload"
+		# step 3's shared directory: three mkdir -p of one name at
+		# once race, and OCFS2 logs the loser's -EEXIST as an ERROR
+		mkdir $MNT/conc || fail "node1 alone: mkdir $MNT/conc"
 		unpack || fail "node1 alone: unpack"
 		check 1 $MNT/shared $MNT/own1
 	) &

@@ -150,6 +150,9 @@ if [ "$ME" = 2 ]; then
 	done
 	[ $granted -gt 0 ] || fail "no file of $PLK homed on a survivor"
 	echo "node$ME: node$VICTIM's fcntl locks: $granted of $PLK granted to the waiters here (homes that survived), the rest ENOLCK (kept by node$VICTIM)"
+	# step 5's shared directory: two mkdir -p of one name at once
+	# race, and OCFS2 logs the loser's -EEXIST as an ERROR
+	mkdir $MNT/after || fail "mkdir $MNT/after"
 fi
 barrier plock-recovered 300
 
