@@ -545,11 +545,12 @@ void rdlm_res_move(struct rdlm_lockspace *ls, struct rdlm_res *res,
 /**
  * rdlm_res_reclaimed() - does this node hold the word its moved name's
  *	granted locks need (or were they lost)?
+ * @ls: lockspace (locked)
  * @res: the name
  *
- * Return: true when nothing of it waits for a hold.
+ * Return: true when nothing of it waits for a hold at its home now.
  */
-bool rdlm_res_reclaimed(struct rdlm_res *res)
+bool rdlm_res_reclaimed(struct rdlm_lockspace *ls, struct rdlm_res *res)
 {
 	struct rdlm_slot *s = res->slot;
 	struct rdlm_lkb *lkb;
@@ -557,7 +558,9 @@ bool rdlm_res_reclaimed(struct rdlm_res *res)
 	list_for_each_entry(lkb, &res->granted, gr_entry) {
 		if (lkb->grmode <= RDLM_LOCK_NL || lkb->lost)
 			continue;
-		if (s->state != RDLM_SLOT_OWNED || s->lost ||
+		/* not moved yet (rdlm_rehome_node_down()) */
+		if (s->home != rdlm_home_of(ls, ls->rh_map, res->key) ||
+		    s->state != RDLM_SLOT_OWNED || s->lost ||
 		    !rdlm_covers(s->own_mode, lkb->grmode))
 			return false;
 	}
@@ -1558,6 +1561,7 @@ void rdlm_ls_call_member_down(struct rdlm_lockspace *ls, u32 node, u32 epoch)
 	rdlm_plock_member_down(ls, node);
 	rdlm_home_lvb_node_down(ls, node);
 	rdlm_lm_home_down(ls, node);
+	rdlm_rehome_node_down(ls, node);
 	rdlm_ls_pass_all(ls);
 }
 

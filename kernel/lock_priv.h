@@ -417,6 +417,7 @@ void rdlm_memb_stop(struct rdlm_lockspace *ls);
 
 /* rehome.c */
 u32 rdlm_home_of(struct rdlm_lockspace *ls, u64 map, u64 key);
+void rdlm_rehome_node_down(struct rdlm_lockspace *ls, u32 node);
 bool rdlm_rehome_frozen(struct rdlm_lockspace *ls, u64 key);
 void rdlm_rehome_init(struct rdlm_lockspace *ls);
 void rdlm_rehome_apply(struct rdlm_lockspace *ls, u32 epoch, u64 map,
@@ -450,7 +451,7 @@ struct rdlm_slot *rdlm_slot_get(struct rdlm_lockspace *ls, u32 home,
 				u32 slot);
 void rdlm_res_move(struct rdlm_lockspace *ls, struct rdlm_res *res,
 		   struct rdlm_slot *to);
-bool rdlm_res_reclaimed(struct rdlm_res *res);
+bool rdlm_res_reclaimed(struct rdlm_lockspace *ls, struct rdlm_res *res);
 void rdlm_ls_pass_all(struct rdlm_lockspace *ls);
 void rdlm_ls_cache_expire(struct rdlm_lockspace *ls, bool all);
 void rdlm_ls_cache_shrink(struct rdlm_lockspace *ls);

@@ -17,7 +17,8 @@
  *     request of it is granted (a NOQUEUE one answers -EAGAIN) and none
  *     takes a lock word. Its local state moves to the word at the new home.
  *     A hold of the old word stays (the slot is pinned) so that a node that
- *     has not applied the membership yet is not granted the name there.
+ *     has not applied the membership yet is not granted the name there,
+ *     until the thaw or until the old home, departed, is recovered from.
  *  2. Reclaim. The holders of a frozen name take the new word again, in
  *     the mode they hold: nobody else may take it before the thaw, so
  *     these are granted without waiting (unless the word is shared with
@@ -195,8 +196,35 @@ static bool rdlm_rh_move(struct rdlm_lockspace *ls, struct rdlm_res *res)
 	to = rdlm_slot_get(ls, home, res->slot->slot);
 	if (!to)
 		return false;
+	/*
+	 * Its home left and came back (A->B->A): a hold there is of the
+	 * incarnation that left, kept until this node recovered from it,
+	 * then lost and given back. Moved once it is (rdlm_rehome_check()).
+	 */
+	if (to->lost || (to->pinned && (ls->rh_gone & BIT_ULL(home))))
+		return false;
 	rdlm_res_move(ls, res, to);
 	return true;
+}
+
+/**
+ * rdlm_rehome_node_down() - a member was recovered from: its words are gone
+ * @ls: lockspace (locked)
+ * @node: its engine index
+ *
+ * Holds of its words kept for names that moved away protect nothing any
+ * more (nobody is granted anything there again): they are given back, and
+ * a name that moved back to it since (it left and came back) moves onto a
+ * fresh word.
+ */
+void rdlm_rehome_node_down(struct rdlm_lockspace *ls, u32 node)
+{
+	struct rdlm_slot *s;
+	int bkt;
+
+	hash_for_each(ls->slots, bkt, s, hash)
+		if (s->home == node)
+			s->pinned = false;
 }
 
 static void rdlm_rh_work(struct work_struct *work)
@@ -360,9 +388,16 @@ void rdlm_rehome_check(struct rdlm_lockspace *ls)
 	if (!ls->rh_self_done) {
 		if (ls->rh_pending)
 			return;
-		hash_for_each(ls->res, bkt, res, hash)
-			if (res->frozen && !rdlm_res_reclaimed(res))
-				return;
+		hash_for_each(ls->res, bkt, res, hash) {
+			if (!res->frozen || rdlm_res_reclaimed(ls, res))
+				continue;
+			/* a move refused before (rdlm_rh_move()): again */
+			if (res->slot->home !=
+			    rdlm_home_of(ls, ls->rh_map, res->key) &&
+			    rdlm_rh_move(ls, res))
+				rdlm_slot_pass(ls, res->slot);
+			return;
+		}
 		ls->rh_self_done = true;
 		rdlm_rh_tell_lvbs(ls);
 		rdlm_rh_review(ls);
