@@ -201,7 +201,7 @@ static bool rdlm_rh_move(struct rdlm_lockspace *ls, struct rdlm_res *res)
 	 * incarnation that left, kept until this node recovered from it,
 	 * then lost and given back. Moved once it is (rdlm_rehome_check()).
 	 */
-	if (to->lost || (to->pinned && (ls->rh_gone & BIT_ULL(home))))
+	if (to->lost || (to->pinned && (ls->rh_stale & BIT_ULL(home))))
 		return false;
 	rdlm_res_move(ls, res, to);
 	return true;
@@ -222,6 +222,7 @@ void rdlm_rehome_node_down(struct rdlm_lockspace *ls, u32 node)
 	struct rdlm_slot *s;
 	int bkt;
 
+	ls->rh_stale &= ~BIT_ULL(node);
 	hash_for_each(ls->slots, bkt, s, hash)
 		if (s->home == node)
 			s->pinned = false;
@@ -277,6 +278,7 @@ void rdlm_rehome_apply(struct rdlm_lockspace *ls, u32 epoch, u64 map,
 	ls->rh_epoch = epoch;
 	ls->rh_got = 0;
 	ls->rh_gone |= departed;
+	ls->rh_stale |= departed;
 	/* claims are heard anew each round; ours is our slot in the last */
 	memset(ls->rh_claim_slot, 0, sizeof(ls->rh_claim_slot));
 	memset(ls->rh_claim_gen, 0, sizeof(ls->rh_claim_gen));
