@@ -558,7 +558,7 @@ bool rdlm_res_reclaimed(struct rdlm_lockspace *ls, struct rdlm_res *res)
 	list_for_each_entry(lkb, &res->granted, gr_entry) {
 		if (lkb->grmode <= RDLM_LOCK_NL || lkb->lost)
 			continue;
-		/* not moved yet: rdlm_rh_move() waits for a recovery */
+		/* not moved yet (rdlm_rh_move() said not now) */
 		if (s->home != rdlm_home_of(ls, ls->rh_map, res->key) ||
 		    s->state != RDLM_SLOT_OWNED || s->lost ||
 		    !rdlm_covers(s->own_mode, lkb->grmode))

@@ -277,7 +277,7 @@ struct rdlm_lockspace {
 	u64 rh_got;			/* members done with it, as we asked */
 	u64 rh_view;			/* whom we asked: rdlm_rh_view() */
 	u64 rh_gone;			/* homes that left since the last thaw */
-	u64 rh_stale;			/* ... and were not recovered from yet */
+	u64 rh_stale;			/* homes left, not recovered from yet */
 	u64 rh_ask_map[RDLM_MAX_MEMBERS];	/* what each member asked */
 	u32 rh_ask_epoch[RDLM_MAX_MEMBERS];
 	u64 rh_ask_view[RDLM_MAX_MEMBERS];

@@ -185,7 +185,22 @@ static void rdlm_rh_ask(struct rdlm_lockspace *ls)
 				     ls->rh_epoch, ls->rh_view);
 }
 
-/* Move @res's local state to its home in the map now; false: no memory. */
+/* Does a granted lock of @res need a hold of its word? */
+static bool rdlm_rh_held(const struct rdlm_res *res)
+{
+	const struct rdlm_lkb *lkb;
+
+	list_for_each_entry(lkb, &res->granted, gr_entry)
+		if (lkb->grmode > RDLM_LOCK_NL && !lkb->lost)
+			return true;
+	return false;
+}
+
+/*
+ * Move @res's local state to its home in the map now. False: not now (no
+ * memory, or the word there is not free for it yet), tried again by
+ * rdlm_rehome_check() and at the thaw.
+ */
 static bool rdlm_rh_move(struct rdlm_lockspace *ls, struct rdlm_res *res)
 {
 	u32 home = rdlm_home_of(ls, ls->rh_map, res->key);
@@ -198,10 +213,11 @@ static bool rdlm_rh_move(struct rdlm_lockspace *ls, struct rdlm_res *res)
 		return false;
 	/*
 	 * Its home left and came back (A->B->A): a hold there is of the
-	 * incarnation that left, kept until this node recovered from it,
-	 * then lost and given back. Moved once it is (rdlm_rehome_check()).
+	 * incarnation that left until this node recovered from it, then
+	 * lost and given back; a holder must reclaim on a fresh one.
 	 */
-	if (to->lost || (to->pinned && (ls->rh_stale & BIT_ULL(home))))
+	if (((ls->rh_stale & BIT_ULL(home)) && to->state != RDLM_SLOT_IDLE) ||
+	    (to->lost && rdlm_rh_held(res)))
 		return false;
 	rdlm_res_move(ls, res, to);
 	return true;
@@ -215,7 +231,7 @@ static bool rdlm_rh_move(struct rdlm_lockspace *ls, struct rdlm_res *res)
  * Holds of its words kept for names that moved away protect nothing any
  * more (nobody is granted anything there again): they are given back, and
  * a name that moved back to it since (it left and came back) moves onto a
- * fresh word.
+ * fresh word once they are (rdlm_rehome_check()).
  */
 void rdlm_rehome_node_down(struct rdlm_lockspace *ls, u32 node)
 {
@@ -235,6 +251,8 @@ static void rdlm_rh_work(struct work_struct *work)
 						 rh_work);
 
 	spin_lock_bh(&ls->lock);
+	if (ls->rh_active && !ls->dead)
+		rdlm_rehome_check(ls);	/* a move that had to wait */
 	if (ls->rh_active && !ls->dead) {
 		rdlm_rh_ask(ls);
 		mod_delayed_work(ls->wq, &ls->rh_work, RDLM_RH_ASK_AGAIN);
@@ -289,7 +307,7 @@ void rdlm_rehome_apply(struct rdlm_lockspace *ls, u32 epoch, u64 map,
 	hash_for_each_safe(ls->res, bkt, tmp, res, hash) {
 		if (rdlm_rehome_frozen(ls, res->key))
 			res->frozen = true;
-		/* without memory it stays frozen, tried again at the thaw */
+		/* not now (no memory, its word not free): tried again */
 		rdlm_rh_move(ls, res);
 	}
 	rdlm_home_lvb_rehome(ls, old_map, departed);

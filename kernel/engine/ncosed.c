@@ -692,9 +692,13 @@ static void nc_held_atomic(struct rdlm_engine *eng, struct rdlm_req *req,
 	struct dq_req *d = dq(req);
 
 	if (d->restart && d->kept && !d->lost && !d->failio) {
-		/* kept through the fence of its word: this atomic is void */
+		/*
+		 * Kept through the fence of its word: this atomic is void. An
+		 * up-conversion, or one asked for during the down-conversion
+		 * this CAS was, starts over.
+		 */
 		d->restart = 0;
-		if (op == DQ_OP_UPG)
+		if (op == DQ_OP_UPG || d->upg == DQ_UPG_PENDING)
 			dq_upg_again(eng, req, out);
 		return;
 	}

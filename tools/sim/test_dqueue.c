@@ -823,13 +823,18 @@ static void t_nc_keep_converting(void)
 	CHECK(b->mode == RDLM_MODE_SH && !has_notice(RDLM_NOTICE_LOST));
 	dqt_fini();
 
-	/* A converts down; its CAS out of the tail is in flight at the fence */
+	/*
+	 * A converts down, and up again meanwhile (it starts after); the CAS
+	 * out of the tail is in flight at the fence
+	 */
 	dqt_all(&rdlm_ncosed_ops);
 	a = dqt_held(&DA);
 	o = O(0);
 	CHECK(DA.ops->convert(&DA, a, RDLM_MODE_SH, 0, &o) == 0);
 	CHECK(dqt_post(RDLM_VERB_CAS, 0, &upg) &&
 	      upg.arg0 == NCW(dq(a)->id, 0) && upg.arg1 == NCW(0, 1));
+	o = O(0);
+	CHECK(DA.ops->convert(&DA, a, RDLM_MODE_EX, 0, &o) == 0 && !dqt_posts());
 	dqt_freeze(NCW(0, 1), fence);
 	dqt_ack_others(fence, 0);
 	deliver(&DA, &fence[0], 1, 0);
@@ -839,8 +844,17 @@ static void t_nc_keep_converting(void)
 	dqt_cqe(&DA, &upg, NCW(dq(a)->id, 0), 0);
 	CHECK(!dqt_posts() && !has_notice(RDLM_NOTICE_LOST) &&
 	      a->mode == RDLM_MODE_SH);
+	/* the up-conversion asked for starts after a backoff */
+	t = find(RDLM_ACT_TIMER, 0);
+	CHECK(t);
+	cookie = t ? t->cookie : 0;
 	deliver(&DH, &ack, 0, 0);
 	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg1 == NCW(0, 1));
+	dqt_cqe(&DH, &v, NCW(DQ_FROZEN, 1), 0);
+	o = O(0);
+	DA.ops->timer(&DA, a, cookie, &o);
+	CHECK(dqt_post(RDLM_VERB_CAS, 0, &v) && v.arg0 == NCW(0, 1) &&
+	      v.arg1 == NCW(dq(a)->id, 0));
 	dqt_fini();
 }
 
