@@ -321,7 +321,7 @@ static void dq_begin(struct rdlm_engine *eng, struct rdlm_req *req,
 	struct dq_eng *e = dqe(eng);
 	struct dq_req *d = dq(req);
 
-	d->id = dq_mkid(eng->p.node, req->idx, e->inc[req->idx]++);
+	d->id = dq_new_id(eng, req);
 	d->pred = 0;
 	d->succ = 0;
 	d->succ_arg = 0;
@@ -920,7 +920,7 @@ void dq_upg_again(struct rdlm_engine *eng, struct rdlm_req *req,
 	struct dq_req *d = dq(req);
 
 	d->upg = DQ_UPG_POLL;
-	d->id = dq_mkid(eng->p.node, req->idx, dqe(eng)->inc[req->idx]++);
+	d->id = dq_new_id(eng, req);
 	d->deaths = dqe(eng)->deaths;
 	d->tries = 0;
 	rdlm_engine_arm(eng, out, req, rdlm_engine_backoff(eng, ++d->tries));
@@ -953,8 +953,7 @@ static u32 dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 			 * an up-conversion starts over once it completes.
 			 */
 			d->restart = 1;
-			d->id = dq_mkid(eng->p.node, req->idx,
-					dqe(eng)->inc[req->idx]++);
+			d->id = dq_new_id(eng, req);
 		} else if (d->upg == DQ_UPG_QUEUED ||
 			   d->upg == DQ_UPG_PENDING) {
 			/*
@@ -972,8 +971,7 @@ static u32 dq_fence_req(struct rdlm_engine *eng, struct rdlm_req *req,
 		 * sent to the old one before the fence (a successor that has
 		 * re-queued since) is stale, not taken for a new successor.
 		 */
-		d->id = dq_mkid(eng->p.node, req->idx,
-				dqe(eng)->inc[req->idx]++);
+		d->id = dq_new_id(eng, req);
 		d->kept = 1;
 		d->deaths = dqe(eng)->deaths;	/* its queue starts anew */
 		return d->id;

@@ -381,6 +381,12 @@ static inline struct dq_eng *dqe(struct rdlm_engine *eng)
 	return eng->priv;
 }
 
+/* A new queue identity for @req: notices to its old ones are stale. */
+static inline u32 dq_new_id(struct rdlm_engine *eng, struct rdlm_req *req)
+{
+	return dq_mkid(eng->p.node, req->idx, dqe(eng)->inc[req->idx]++);
+}
+
 static inline u64 dq_cookie(struct dq_req *d, u8 op)
 {
 	return (u64)d->id << 32 | op;

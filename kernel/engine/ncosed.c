@@ -552,7 +552,7 @@ static void nc_upgrade_start(struct rdlm_engine *eng, struct rdlm_req *req,
 	struct dq_req *d = dq(req);
 
 	/* a queue identity of its own: notices to the shared one are stale */
-	d->id = dq_mkid(eng->p.node, req->idx, e->inc[req->idx]++);
+	d->id = dq_new_id(eng, req);
 	d->deaths = e->deaths;
 	d->tries = 0;
 	d->has_succ = 0;
