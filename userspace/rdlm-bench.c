@@ -17,6 +17,9 @@
  * One line of results: operations, EX operations, mean / p50 / p99 lock +
  * unlock latency (us), verbs this node posted in the lockspace meanwhile,
  * and the EX increments per name. -r prints each name's counter instead.
+ * With RDLM_CS_DIR set (in the test cluster), every hold is checked against
+ * every other node's without the lock manager's help
+ * (selftests/rdlm/cs_check.h): a violation is reported and fails the run.
  *
  * -m runs one row of tools/bench-dlm instead, one process, one name at a
  * time, the rows dlm-bench (fs/dlm) runs too:
@@ -58,6 +61,7 @@
 #include <unistd.h>
 
 #include "librdlm.h"
+#include "cs_check.h"
 
 #define MAX_NAMES	64
 #define MAX_SAMPLES	(1 << 20)
@@ -100,7 +104,8 @@ static int worker(struct shared *sh, const char *ls, const char *prefix,
 {
 	unsigned long long end = now_ns() + (unsigned long long)(secs * 1e9);
 	char name[RDLM_NAME_MAX + 1], lvb[RDLM_LVB_MAX];
-	int fd, ret;
+	struct cs_hold cs;
+	int fd, ret, bad;
 	long i;
 
 	fd = rdlm_open(ls, RDLM_OPEN_CLOEXEC);
@@ -124,11 +129,14 @@ static int worker(struct shared *sh, const char *ls, const char *prefix,
 				strerror(-ret));
 			return 1;
 		}
+		bad = cs_enter(&cs, ls, name, ex);
 		if (ex) {
 			v = lvb_counter(lvb) + 1;
 			memset(lvb, 0, sizeof(lvb));
 			memcpy(lvb, &v, sizeof(v));
 		}
+		if (cs_leave(&cs) || bad)
+			__atomic_store_n(&sh->failed, 1, __ATOMIC_RELAXED);
 		ret = rdlm_unlock(fd, lkid, ex ? lvb : NULL);
 		if (ret) {
 			fprintf(stderr, "rdlm-bench: unlock %s: %s\n", name,

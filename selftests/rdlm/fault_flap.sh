@@ -6,8 +6,8 @@
 # timeout) in every lockspace while node 2's link goes down for 10 s, then,
 # with fresh names, for 60 s. Afterwards:
 #  - no name was granted to two holders at once: each grant enters the
-#    name's critical section on the output directory every node shares
-#    (fault_helper, RDLM_CS_DIR), a check without the lock manager's help;
+#    name's critical section in memory every node shares (fault_helper,
+#    RDLM_CS_DIR, cs_check.h), a check without the lock manager's help;
 #  - every lock call returned within its timeout (plus scheduling slack),
 #    and no unlock blocked longer than the detection bound allows;
 #  - every node reconnects: the lockspaces are ready again on every node,

@@ -36,18 +36,13 @@
  * events joins LS for its membership events and appends one line per
  * event to FILE until killed: "prep", "slot NODEID", "done EPOCH MEMBERS".
  *
- * With RDLM_CS_DIR set (a directory every node shares, the test cluster's
- * output directory), count, hold and wait check mutual exclusion without
- * the lock manager's help: once granted they enter a critical section by
- * creating the directory RDLM_CS_DIR/cs.LS.NAME, which fails if another
- * holder is inside, and leave it (remove it) before they unlock, when the
- * lock is lost or when SIGTERM ends them. A holder already inside is
+ * With RDLM_CS_DIR set (the test cluster's output directory), count, hold
+ * and wait check mutual exclusion without the lock manager's help, in the
+ * cluster's shared memory (cs_check.h): once granted they enter the name's
+ * critical section and leave it before they unlock, when the lock is
+ * reported lost or when SIGTERM ends them. Another holder inside is
  * reported on stderr ("VIOLATION") and the helper exits 3 (count at its
- * end, having counted them). The directory holds a file naming the holder
- * (node RDLM_NODE_ID, pid and boot RDLM_BOOT). A holder whose VM the harness has
- * switched off since (RDLM_CS_DIR/node<N>.rc "killed", or node<N>.boots
- * past its boot: tools/cluster/run's files) is out of it: its section is
- * cleared and entered.
+ * end, having counted them).
  */
 #include <errno.h>
 #include <signal.h>
@@ -55,11 +50,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "librdlm.h"
+#include "cs_check.h"
 
 #define MAX_NAMES	16
 #define MAX_ERRNO	200
@@ -86,119 +81,13 @@ static int lvb_lock(int fd, const char *name, int mode, unsigned int ms,
 	return ret;
 }
 
-/* The critical section of RDLM_CS_DIR: its directory and owner file. */
-static char cs_dir[4096], cs_owner[4200];
-static volatile sig_atomic_t cs_inside;
-
-/* A number in a file of the harness's; -1 if none. */
-static long cs_file_num(const char *dir, int node, const char *what)
-{
-	char path[4200], buf[32];
-	long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/node%d.%s", dir, node, what);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fgets(buf, sizeof(buf), f))
-		v = strcmp(buf, "killed\n") ? strtol(buf, NULL, 10) : -2;
-	fclose(f);
-	return v;
-}
-
-/* Was the holder @who ("node N pid P boot B") switched off since? */
-static int cs_owner_dead(const char *dir, const char *who)
-{
-	int node, pid, boot;
-	long boots;
-
-	if (sscanf(who, "node %d pid %d boot %d", &node, &pid, &boot) != 3)
-		return 0;
-	boots = cs_file_num(dir, node, "boots");
-	return boots > boot ||
-	       (boots == boot && cs_file_num(dir, node, "rc") == -2);
-}
-
-/* Hold SIGTERM off while a section is made or removed; @old to restore. */
-static void cs_block_term(sigset_t *old)
-{
-	sigset_t term;
-
-	sigemptyset(&term);
-	sigaddset(&term, SIGTERM);
-	sigprocmask(SIG_BLOCK, &term, old);
-}
-
-static int cs_enter(const char *ls, const char *name)
-{
-	const char *dir = getenv("RDLM_CS_DIR");
-	const char *node = getenv("RDLM_NODE_ID");
-	const char *boot = getenv("RDLM_BOOT");
-	char who[256];
-	int tries = 0;
-	sigset_t old;
-	FILE *f;
-
-	if (!dir)
-		return 0;
-	snprintf(cs_dir, sizeof(cs_dir), "%s/cs.%s.%s", dir, ls, name);
-	snprintf(cs_owner, sizeof(cs_owner), "%s/owner", cs_dir);
-	/* a SIGTERM between the mkdir and cs_inside would leave it behind */
-	cs_block_term(&old);
-	while (mkdir(cs_dir, 0755)) {
-		if (errno != EEXIST) {
-			fprintf(stderr, "fault_helper: mkdir %s: %s\n", cs_dir,
-				strerror(errno));
-			exit(2);
-		}
-		f = fopen(cs_owner, "r");
-		if (!f || !fgets(who, sizeof(who), f))
-			snprintf(who, sizeof(who), "unknown (%s)\n",
-				 strerror(errno));
-		if (f)
-			fclose(f);
-		if (tries++ < 3 && cs_owner_dead(dir, who)) {
-			fprintf(stderr, "fault_helper: %s %s: its holder, %.*s, was switched off inside\n",
-				ls, name, (int)strcspn(who, "\n"), who);
-			unlink(cs_owner);
-			rmdir(cs_dir);
-			continue;
-		}
-		fprintf(stderr, "fault_helper: VIOLATION: %s %s granted to node %s pid %d while held by %s",
-			ls, name, node ? node : "?", getpid(), who);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		return -1;
-	}
-	f = fopen(cs_owner, "w");
-	if (f) {
-		fprintf(f, "node %s pid %d boot %s\n", node ? node : "?",
-			getpid(), boot ? boot : "1");
-		fclose(f);
-	}
-	cs_inside = 1;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	return 0;
-}
-
-/* async-signal-safe: from the SIGTERM handler too */
-static void cs_leave(void)
-{
-	sigset_t old;
-
-	if (!cs_inside)
-		return;
-	cs_block_term(&old);
-	unlink(cs_owner);
-	rmdir(cs_dir);
-	cs_inside = 0;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-}
+/* the one critical section this process is in (cs_check.h) */
+static struct cs_hold cs;
 
 static void hold_term(int sig)
 {
 	(void)sig;
-	cs_leave();
+	cs_leave_all();
 	_exit(0);
 }
 
@@ -242,9 +131,10 @@ static int count(int fd, const char *ls, const char *prefix, int names,
 		}
 		if (sbf & RDLM_SBF_VALNOTVALID)
 			inval[n]++;
-		if (cs_enter(ls, name))
+		if (cs_enter(&cs, ls, name, 1))
 			violations++;
-		cs_leave();
+		if (cs_leave(&cs))
+			violations++;
 		v++;
 		memset(lvb, 0, sizeof(lvb));
 		memcpy(lvb, &v, sizeof(v));
@@ -318,7 +208,7 @@ static int hold(int fd, const char *ls, const char *name, const char *file)
 			strerror(-ret));
 		return 1;
 	}
-	if (cs_enter(ls, name))
+	if (cs_enter(&cs, ls, name, 1))
 		return 3;
 	f = fopen(file, "w");
 	if (!f)
@@ -328,7 +218,8 @@ static int hold(int fd, const char *ls, const char *name, const char *file)
 		if (ev.type != RDLM_EV_COMPLETION || ev.lkid != lkid ||
 		    !(ev.sb_flags & RDLM_SBF_LOST))
 			continue;
-		cs_leave();
+		if (cs_leave(&cs))
+			return 3;
 		snprintf(lost, sizeof(lost), "%s.lost", file);
 		f = fopen(lost, "w");
 		if (f)
@@ -353,9 +244,9 @@ static int wait_lock(int fd, const char *ls, const char *name,
 	fflush(stdout);
 	if (ret)
 		return 1;
-	if (cs_enter(ls, name))
+	ret = cs_enter(&cs, ls, name, 1);
+	if (cs_leave(&cs) || ret)
 		return 3;
-	cs_leave();
 	return rdlm_unlock(fd, lkid, NULL) ? 1 : 0;
 }
 

@@ -6,6 +6,8 @@ RDLM_KO=${RDLM_KO:-$PWD/rdlm.ko}
 TROUBLE=${TROUBLE:-$PWD/kernel-trouble.patterns}
 CFS=/sys/kernel/config/rdlm
 DBG=/sys/kernel/debug/rdlm
+# the critical-section check (cs_check.h) keeps each test's names apart
+export RDLM_CS_SCOPE=${0##*/}
 
 fail()
 {

@@ -3,7 +3,8 @@
 # Cluster locks through /dev/rdlm, from every node, in every lockspace
 # named lk-* in tools/cluster/cluster.conf (one per engine and atomic mode):
 #  - mutual exclusion: $PROCS processes per node increment a counter kept in
-#    the LVB under EX, $INCS times each; the final value is exact;
+#    the LVB under EX, $INCS times each; the final value is exact, and no
+#    hold overlapped another in the cluster's shared memory (cs_check.h);
 #  - PR holders of every node hold at once, and EX is refused to everybody
 #    meanwhile; EX excludes PR on other nodes (trylock, timeout);
 #  - a conversion waits for another node's PR holder; trylock and timeout of
@@ -102,7 +103,9 @@ for ls in $LSS; do
 	sync_nodes "$ls-ready"
 
 	# mutual exclusion: a counter in the LVB, incremented under EX
-	timeout "$STALL" "$BENCH" -L "$ls" -n "$INCS" -P "$PROCS" -k 1 -x 100 \
+	# and each hold checked against the others (cs_check.h)
+	RDLM_CS_DIR=$RDLM_OUT timeout "$STALL" "$BENCH" -L "$ls" -n "$INCS" \
+		-P "$PROCS" -k 1 -x 100 \
 		-p cnt- >"$TMP/bench" 2>&1 ||
 		{ rc=$?; fail "$ls: rdlm-bench exited $rc (124: no progress in $STALL s): $(cat "$TMP/bench")"; }
 	echo "$ls: node $ME: $(cat "$TMP/bench")"

@@ -17,7 +17,7 @@
 #    verbs again;
 #  - last, kept holds on every lockspace at once, every node: EX locks of
 #    two names for 8 s (fault_helper count), each grant inside the name's
-#    critical section on the shared output directory (RDLM_CS_DIR), a
+#    critical section in the nodes' shared memory (RDLM_CS_DIR), a
 #    check without the lock manager's help that a kept hold is given
 #    back before anyone else is granted the name.
 # The kept holds last 30 s here (cache_us, under half the 60 s lease); the

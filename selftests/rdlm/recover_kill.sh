@@ -36,9 +36,9 @@
 # off and to each grant is printed (detection by corosync, the fence
 # agent and its delay, the recovery itself); only a generous bound is
 # asserted. Mutual exclusion is checked apart from the lock manager: every
-# holder enters a critical section in the shared output directory
-# (fault_helper, RDLM_CS_DIR); a section whose owner's VM the harness has
-# switched off since counts as left. Granted while node 3 is still paused
+# holder enters a critical section in the nodes' shared memory
+# (fault_helper, RDLM_CS_DIR, cs_check.h); a section whose owner's VM the
+# harness has switched off since counts as left. Granted while node 3 is still paused
 # (before its fencing: a grace, say, shorter than the agent's delay), a
 # waiter finds it inside and the test fails.
 . ./lib.sh
