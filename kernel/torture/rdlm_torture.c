@@ -27,9 +27,14 @@
  *    and PW holder increments (the next 8 bytes hold its complement, so a
  *    torn or foreign value is seen). A grant must see at least the value
  *    this node wrote last before the request was made.
- * The cluster-wide check is the test script's: once every node is done, the
- * counter of each name must equal the sum of the increments all nodes made
- * (debugfs "stats" reports them, debugfs "counters" reads the LVBs).
+ * The cluster-wide checks: once every node is done, the counter of each
+ * name must equal the sum of the increments all nodes made (the test
+ * script's: debugfs "stats" reports them, debugfs "counters" reads the
+ * LVBs); and with @cs_phys, every PR and EX hold (and range cell) is
+ * checked against the other nodes' holders in memory all nodes share (the
+ * test cluster's ivshmem device), in the cells of selftests/rdlm/cs_check.c:
+ * one word per node counting its EX and PR holders, written by that node
+ * only, read by every holder as it claims and as it gives up its claim.
  *
  * With @range_cells, the lockspace is one of range locks (engine rangeseg
  * or rangecomb) and each operation locks a random run of 1-16 of the
@@ -55,6 +60,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/fs.h>
+#include <linux/io.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -63,6 +69,7 @@
 #include <linux/rdlm.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -167,6 +174,22 @@ static int warmup;
 module_param(warmup, int, 0444);
 MODULE_PARM_DESC(warmup, "First operations of each thread left out of the latency samples");
 
+static unsigned long cs_phys;
+module_param(cs_phys, ulong, 0444);
+MODULE_PARM_DESC(cs_phys, "Physical address of memory every node shares (the test cluster's ivshmem BAR): check holders across nodes (0: no)");
+
+static unsigned long cs_size = 16 << 20;
+module_param(cs_size, ulong, 0444);
+MODULE_PARM_DESC(cs_size, "Bytes of it");
+
+static int cs_node;
+module_param(cs_node, int, 0444);
+MODULE_PARM_DESC(cs_node, "This node's id in the test cluster (1-15), for cs_phys");
+
+static int cs_boot = 1;
+module_param(cs_boot, int, 0444);
+MODULE_PARM_DESC(cs_boot, "Its boot count (RDLM_BOOT), for cs_phys");
+
 /* What the threads count; the names are those of the stats file. */
 enum torture_stat {
 	TS_OPS,
@@ -247,6 +270,8 @@ struct torture_name {
  * @wq: woken by the blocking callback
  * @bast: a blocking callback arrived since the last grant
  * @done_ops: operations done, the first @warmup of them not sampled
+ * @cs_cell: the cell of the name claimed across nodes (cs_phys), or NULL
+ * @cs_ex: claimed there in EX (else PR)
  */
 struct torture_thread {
 	struct task_struct *task;
@@ -261,6 +286,8 @@ struct torture_thread {
 	wait_queue_head_t wq;
 	bool bast;
 	long done_ops;
+	u64 *cs_cell;
+	bool cs_ex;
 };
 
 static struct rdlm_lockspace *torture_ls;
@@ -411,6 +438,98 @@ static void torture_failed(struct torture_thread *t, int mode, u32 flags,
 }
 
 /*
+ * The cross-node check (cs_phys): the cells of selftests/rdlm/cs_check.c, a
+ * tag and one word per node (its boot, EX and PR holders). Nodes are not
+ * switched off while the threads run, so another node's word never holds
+ * holders it no longer has.
+ */
+#define TORTURE_CS_WORDS	16	/* a cell: its tag, nodes 1..15 */
+#define TORTURE_CS_PROBES	256
+#define TORTURE_CS_ONE_EX	BIT_ULL(32)
+
+static u64 *torture_cs_mem;
+
+static u64 torture_cs_fnv(u64 h, const void *p, size_t len)
+{
+	const u8 *b = p;
+
+	while (len--)
+		h = (h ^ *b++) * 0x100000001b3ULL;
+	return (h ^ 0xff) * 0x100000001b3ULL;
+}
+
+/* The cell of @name (of its range cell @c; -1: the name), NULL if none. */
+static u64 *torture_cs_cell(const char *name, unsigned int len, int c)
+{
+	size_t cells = cs_size / (TORTURE_CS_WORDS * sizeof(u64)), i, n;
+	u64 tag = 0xcbf29ce484222325ULL, *cell;
+
+	if (!torture_cs_mem)
+		return NULL;
+	tag = torture_cs_fnv(tag, "rdlm_torture", 12);
+	tag = torture_cs_fnv(tag, lockspace, strlen(lockspace));
+	tag = torture_cs_fnv(tag, name, len);
+	tag = torture_cs_fnv(tag, &c, sizeof(c)) ?: 1;
+	for (i = tag % cells, n = 0; n < TORTURE_CS_PROBES; n++) {
+		cell = torture_cs_mem + i * TORTURE_CS_WORDS;
+		/* two nodes claiming at once: one tag stays */
+		if (!READ_ONCE(*cell))
+			cmpxchg64(cell, 0, tag);
+		if (READ_ONCE(*cell) == tag)
+			return cell;
+		i = (i + 1) % cells;
+	}
+	torture_count(TS_ERRORS);
+	pr_err_once("the shared memory of cs_phys is full\n");
+	return NULL;
+}
+
+/* Add @delta to this node's word of @cell, one of an earlier boot reset. */
+static void torture_cs_add(u64 *cell, u64 delta)
+{
+	u64 *own = cell + cs_node, w, fresh = (u64)cs_boot << 48;
+
+	do {
+		w = READ_ONCE(*own);
+	} while (cmpxchg64(own, w, (w >> 48 == cs_boot ? w : fresh) + delta) !=
+		 w);
+}
+
+/* Does another node hold @cell in a mode that excludes EX (@ex) or PR? */
+static void torture_cs_check(struct torture_thread *t, u64 *cell, bool ex,
+			     int c, const char *when)
+{
+	unsigned int n;
+	u64 w;
+
+	for (n = 1; n < TORTURE_CS_WORDS; n++) {
+		if (n == cs_node)
+			continue;
+		w = READ_ONCE(cell[n]);
+		if (!((w >> 32) & 0xffff) && !(ex && (u32)w))
+			continue;
+		torture_count(TS_MUTEX_VIOLATIONS);
+		pr_err("thread %u: %.*s cell %d in %s %s while node %u holds it: ex %llu pr %u\n",
+		       t->id, t->namelen, t->name, c, ex ? "EX" : "PR", when,
+		       n, (w >> 32) & 0xffff, (u32)w);
+	}
+}
+
+static void torture_cs_enter(struct torture_thread *t, u64 *cell, bool ex,
+			     int c)
+{
+	torture_cs_add(cell, ex ? TORTURE_CS_ONE_EX : 1);
+	torture_cs_check(t, cell, ex, c, "granted");
+}
+
+static void torture_cs_leave(struct torture_thread *t, u64 *cell, bool ex,
+			     int c)
+{
+	torture_cs_check(t, cell, ex, c, "entered meanwhile");
+	torture_cs_add(cell, ex ? -TORTURE_CS_ONE_EX : -1ULL);
+}
+
+/*
  * Claim the name for @mode among this node's holders and check that no
  * conflicting local holder exists. Each claim is a fully ordered atomic
  * followed by reads of the other counters, so of two overlapping
@@ -443,10 +562,21 @@ static void torture_claim(struct torture_thread *t, struct torture_name *tn,
 		       n[RDLM_LOCK_CW], n[RDLM_LOCK_PR], n[RDLM_LOCK_PW],
 		       n[RDLM_LOCK_EX]);
 	}
+	/* across nodes: PR and EX, the modes the suite tortures */
+	if (mode == RDLM_LOCK_PR || mode == RDLM_LOCK_EX)
+		t->cs_cell = torture_cs_cell(t->name, t->namelen, -1);
+	if (t->cs_cell) {
+		t->cs_ex = mode == RDLM_LOCK_EX;
+		torture_cs_enter(t, t->cs_cell, t->cs_ex, -1);
+	}
 }
 
-static void torture_unclaim(struct torture_name *tn, int mode)
+static void torture_unclaim(struct torture_thread *t, struct torture_name *tn,
+			    int mode)
 {
+	if (t->cs_cell)
+		torture_cs_leave(t, t->cs_cell, t->cs_ex, -1);
+	t->cs_cell = NULL;
 	if (mode != RDLM_LOCK_NL)
 		atomic_dec(&tn->held[mode]);
 }
@@ -543,10 +673,15 @@ static void torture_range_claim(struct torture_thread *t, int n, int first,
 				int last, bool ex)
 {
 	bool bad = false;
+	u64 *cell;
 	int c;
 
-	for (c = first; c <= last; c++)
+	for (c = first; c <= last; c++) {
 		atomic_inc_return(torture_cell(n, c, ex));
+		cell = torture_cs_cell(t->name, t->namelen, c);
+		if (cell)
+			torture_cs_enter(t, cell, ex, c);
+	}
 	for (c = first; c <= last; c++)
 		if (atomic_read(torture_cell(n, c, true)) > ex ||
 		    (ex && atomic_read(torture_cell(n, c, false))))
@@ -559,12 +694,18 @@ static void torture_range_claim(struct torture_thread *t, int n, int first,
 	}
 }
 
-static void torture_range_unclaim(int n, int first, int last, bool ex)
+static void torture_range_unclaim(struct torture_thread *t, int n, int first,
+				  int last, bool ex)
 {
+	u64 *cell;
 	int c;
 
-	for (c = first; c <= last; c++)
+	for (c = first; c <= last; c++) {
+		cell = torture_cs_cell(t->name, t->namelen, c);
+		if (cell)
+			torture_cs_leave(t, cell, ex, c);
 		atomic_dec(torture_cell(n, c, ex));
+	}
 }
 
 /* One operation on a range lockspace: lock a run of cells, hold, unlock. */
@@ -601,7 +742,7 @@ static void torture_range_op(struct torture_thread *t)
 	torture_count(TS_GRANT_NL + mode);
 	torture_range_claim(t, n, first, last, ex);
 	torture_hold(t);
-	torture_range_unclaim(n, first, last, ex);
+	torture_range_unclaim(t, n, first, last, ex);
 	ret = torture_release(t, 0);
 	if (ret) {
 		torture_count(TS_ERRORS);
@@ -661,7 +802,7 @@ static void torture_op(struct torture_thread *t)
 		 * to NL, and once a down-conversion is done others may enter
 		 * before this thread knows it.
 		 */
-		torture_unclaim(tn, mode);
+		torture_unclaim(t, tn, mode);
 		claimed = false;
 		to = mode == RDLM_LOCK_PR ? RDLM_LOCK_EX : RDLM_LOCK_PR;
 		flags = RDLM_LKF_CONVERT | (lvb ? RDLM_LKF_VALBLK : 0);
@@ -694,7 +835,7 @@ static void torture_op(struct torture_thread *t)
 	}
 
 	if (claimed)
-		torture_unclaim(tn, mode);
+		torture_unclaim(t, tn, mode);
 	t0 = ktime_get();
 	ret = torture_release(t, write ? RDLM_LKF_VALBLK : 0);
 	busy = ktime_add(busy, ktime_sub(ktime_get(), t0));
@@ -945,6 +1086,13 @@ static int torture_check_params(void)
 		pr_err("hold_us (0-1000000), timeout_ms (0-3600000), stat_interval (0-3600), max_samples (1-16000000) or warmup (0 or more) out of range\n");
 		return -EINVAL;
 	}
+	if (cs_phys && (cs_node < 1 || cs_node >= TORTURE_CS_WORDS ||
+			cs_boot < 1 || cs_boot > 0xffff || cs_size < SZ_4K ||
+			cs_size > SZ_1G)) {
+		pr_err("with cs_phys, cs_node must be 1-%d, cs_boot 1-65535 and cs_size 4 KiB-1 GiB\n",
+		       TORTURE_CS_WORDS - 1);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -979,6 +1127,8 @@ static void torture_stop_threads(int started)
 
 static void torture_free(void)
 {
+	if (torture_cs_mem)
+		memunmap(torture_cs_mem);
 	vfree(torture_samples);
 	kvfree(torture_cells);
 	kfree(torture_threads);
@@ -1021,6 +1171,11 @@ static int __init torture_init(void)
 		torture_cells = kvcalloc((size_t)nlocks * range_cells * 2,
 					 sizeof(*torture_cells), GFP_KERNEL);
 		if (!torture_cells)
+			goto out_free;
+	}
+	if (cs_phys) {
+		torture_cs_mem = memremap(cs_phys, cs_size, MEMREMAP_WB);
+		if (!torture_cs_mem)
 			goto out_free;
 	}
 

@@ -9,6 +9,9 @@
 # that went back; then every name's LVB counter must equal exactly the
 # number of EX increments all nodes made on it. Each node starts its
 # threads through debugfs "run", which must return only once they are done.
+# Every PR and EX hold (and range cell) is also checked against the other
+# nodes' holders in the memory every node shares (cs_phys, the cells of
+# cs_check.h), without the lock manager's help.
 #
 # Then range locks (range_cells=64) on every rg-* lockspace: runs of cells
 # in PR and EX, with NOQUEUE and cancel, no LVB; the same checks but the
@@ -54,6 +57,15 @@ rdlm_load
 # exact LVB counters and no errors: no lease may run out (see lib.sh)
 long_leases $lockspaces
 
+# the cross-node check's memory: the test cluster's ivshmem device, BAR 2
+CS_ARGS=
+for d in /sys/bus/pci/devices/*; do
+	[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1af4:0x1110 ] || continue
+	read -r start end _ < <(sed -n 3p "$d/resource")
+	CS_ARGS="cs_phys=$start cs_size=$((end - start + 1)) cs_node=$ME cs_boot=${RDLM_BOOT:-1}"
+done
+[ -n "$CS_ARGS" ] || fail "no shared memory device (tools/cluster/run's ivshmem)"
+
 # stat FILE KEY: the value of KEY in a "key value" stats file
 stat() { sed -n "s/^$2 //p" "$1"; }
 
@@ -65,7 +77,7 @@ round()
 
 	shift
 	insmod "$TORTURE_KO" lockspace="$ls" prefix="t-$tag-" nlocks=$NAMES \
-		nthreads=2 duration_s="$SECS" gate=1 "$@" ${TORTURE_ARGS:-} ||
+		nthreads=2 duration_s="$SECS" gate=1 $CS_ARGS "$@" ${TORTURE_ARGS:-} ||
 		fail "$tag: insmod rdlm_torture: $(dmesg | grep rdlm_torture | tail -n 2)"
 	if [ -n "${GATED:-}" ]; then
 		$GATED
