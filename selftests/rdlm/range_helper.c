@@ -17,7 +17,8 @@
  * into its cells' sectors, waits, reads them back (another writer's token
  * there is a violation) and writes a second token before it unlocks; a PR
  * holder reads its cells at the start and at the end of its hold (a change
- * is a writer inside with it). It prints
+ * is a writer inside with it). With RDLM_CS_DIR set, each cell is also a
+ * critical section in the nodes' shared memory (cs_check.h). It prints
  *
  *   ops N pr N ex N errors N violations N
  *
@@ -39,6 +40,7 @@
 #include <unistd.h>
 
 #include "librdlm.h"
+#include "cs_check.h"
 
 #define CELL	4096
 
@@ -120,7 +122,10 @@ static int stress(char **argv)
 	off_t base = arg_ull(argv[7], "OFFSET");
 	uint64_t ops = 0, pr = 0, ex = 0, errors = 0, violations = 0, end;
 	uint64_t node = arg_ull(getenv("RDLM_NODE_ID") ?: "0", "RDLM_NODE_ID");
+	char cname[RDLM_NAME_MAX + 16];
+	struct cs_hold *cs;
 	uint32_t seq = 0;
+	unsigned int c;
 	char *a, *b;
 	int fd, dev;
 
@@ -134,7 +139,8 @@ static int stress(char **argv)
 		fprintf(stderr, "range_helper: %s: %s\n", argv[6], strerror(errno));
 		return 1;
 	}
-	if (posix_memalign((void **)&a, 4096, (size_t)cells * CELL) ||
+	cs = calloc(cells, sizeof(*cs));
+	if (!cs || posix_memalign((void **)&a, 4096, (size_t)cells * CELL) ||
 	    posix_memalign((void **)&b, 4096, (size_t)cells * CELL))
 		return 1;
 	srandom(getpid() ^ time(NULL));
@@ -160,6 +166,13 @@ static int stress(char **argv)
 				first, n, rdlm_mode_name(mode), strerror(-ret));
 			errors++;
 			continue;
+		}
+		/* and each cell in the nodes' shared memory (cs_check.h) */
+		for (c = 0; c < n; c++) {
+			snprintf(cname, sizeof(cname), "%s/%u", name, first + c);
+			if (cs_enter(&cs[c], argv[0], cname,
+				     mode == RDLM_LOCK_EX))
+				violations++;
 		}
 		token = node << 56 | (uint64_t)getpid() << 32 | ++seq;
 		if (mode == RDLM_LOCK_EX) {
@@ -195,6 +208,9 @@ static int stress(char **argv)
 				violations++;
 			}
 		}
+		for (c = 0; c < n; c++)
+			if (cs_leave(&cs[c]))
+				violations++;
 		ret = rdlm_unlock(fd, lkid, NULL);
 		if (ret) {
 			fprintf(stderr, "range_helper: unlock: %s\n", strerror(-ret));

@@ -17,8 +17,9 @@
 #  - on every lockspace of RANGE_STRESS_LS (default: every rg-*), every
 #    node runs 2 processes for RANGE_SECS (default 8) s locking random
 #    runs of 64 cells of one name in PR and EX, checked against a per-cell
-#    owner block on the cluster's shared disk, written over first
-#    (range_helper stress): no violation, no error, PR and EX grants in
+#    owner block on the cluster's shared disk, written over first, and in
+#    the nodes' shared memory (range_helper stress, cs_check.h): no
+#    violation, no error, PR and EX grants in
 #    every process; the same checker run on two unrelated names over the
 #    same cells must find violations (or it could not find any).
 . ./lib.sh
@@ -161,8 +162,8 @@ for ls in $LSS; do
 
 	pids=()
 	for i in 1 2; do
-		"$HELPER" stress "$ls" "stress-$ls" "$SECS" 64 64 16 "$DISK" \
-			"$off" >"$TMP/stress.$i" 2>&1 &
+		RDLM_CS_DIR=$RDLM_OUT "$HELPER" stress "$ls" "stress-$ls" \
+			"$SECS" 64 64 16 "$DISK" "$off" >"$TMP/stress.$i" 2>&1 &
 		pids+=($!)
 	done
 	for i in 1 2; do
