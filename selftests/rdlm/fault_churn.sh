@@ -8,7 +8,9 @@
 #    incarnation recovered from the old one at the first contact (before
 #    incarnations node 1 kept the hold and node 2 could grant it again);
 #  - every node runs an EX + LVB counter loop (fault_helper count) in every
-#    lk-* lockspace the whole time; errors are expected while a peer churns;
+#    lk-* lockspace the whole time; errors are expected while a peer churns,
+#    but nodes 1 and 3 must have increments acknowledged in every
+#    lockspace (none wedged);
 #  - node 2 disables and re-enables each lockspace in turn under its own
 #    load, $ROUNDS times;
 #  - node 2 then stops its own load and, $ROUNDS times, takes everything
@@ -119,8 +121,16 @@ else
 	load 100000
 	timeout 1000 bash -c "while [ ! -e $RDLM_OUT/churn.done ]; do sleep 1; done" ||
 		fail "node$CHURNER never finished churning"
+	# SIGTERM ends the loops with their summaries: every lockspace must
+	# have gone on granting here while node 2 churned
 	kill $(jobs -p)
 	wait
+	for ls in $LSS; do
+		ok=$(awk '$1 == "name" { n += $4 } END { print n + 0 }' "$TMP/$ls.count")
+		[ "$ok" -gt 0 ] ||
+			fail "$ls: no increment acknowledged on node$ME during the churn: $(tail -n 1 "$TMP/$ls.count")"
+		echo "$ls: node$ME: $ok increments during the churn ($(tail -n 1 "$TMP/$ls.count"))"
+	done
 fi
 for ls in $LSS; do
 	echo "wait $ls 120" >$ST 2>/dev/null || fail "$ls: not ready 120 s after the churn"

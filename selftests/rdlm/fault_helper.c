@@ -8,7 +8,8 @@
  *        fault_helper wait LS NAME TIMEOUT_MS
  *        fault_helper events LS FILE
  *
- * count repeats for SECS seconds: take one of NAMES names (PREFIX0, ...)
+ * count repeats for SECS seconds (or until SIGTERM, which interrupts a
+ * waiting request): take one of NAMES names (PREFIX0, ...)
  * in EX with the LVB and a timeout of TIMEOUT_MS, add one to the counter
  * in its LVB and unlock, writing it back. Failures are expected while a
  * fault lasts; what must hold is that every call returns, and that an
@@ -84,6 +85,14 @@ static int lvb_lock(int fd, const char *name, int mode, unsigned int ms,
 /* the one critical section this process is in (cs_check.h) */
 static struct cs_hold cs;
 
+static volatile sig_atomic_t count_stop;
+
+static void count_term(int sig)
+{
+	(void)sig;
+	count_stop = 1;
+}
+
 static void hold_term(int sig)
 {
 	(void)sig;
@@ -113,7 +122,7 @@ static int count(int fd, const char *ls, const char *prefix, int names,
 	uint64_t v;
 	int n, ret, sep;
 
-	while (now_ms() < end) {
+	while (now_ms() < end && !count_stop) {
 		n = rand_r(&seed) % names;
 		snprintf(name, sizeof(name), "%s%d", prefix, n);
 		calls++;
@@ -281,6 +290,7 @@ static int events(const char *ls, const char *file)
 
 int main(int argc, char **argv)
 {
+	struct sigaction term = { .sa_handler = count_term };	/* no restart */
 	int is_count = argc == 7 && !strcmp(argv[1], "count");
 	int is_read = argc == 6 && !strcmp(argv[1], "read");
 	int is_hold = argc == 5 && !strcmp(argv[1], "hold");
@@ -319,8 +329,8 @@ int main(int argc, char **argv)
 		return wait_lock(fd, argv[2], argv[3], atoi(argv[4]));
 	if (is_read)
 		return read_all(fd, argv[3], names, atoi(argv[5]));
-	/* killed inside a critical section, it leaves it */
-	signal(SIGTERM, hold_term);
+	/* SIGTERM ends it early, with its summary */
+	sigaction(SIGTERM, &term, NULL);
 	return count(fd, argv[2], argv[3], names, atof(argv[5]),
 		     atoi(argv[6]));
 }
