@@ -16,7 +16,13 @@
 #    the increments whose unlock succeeded on all nodes together and at
 #    most that plus the unlocks that failed after writing; a name whose
 #    LVB went invalid must have seen a failed unlock or lock (a writer
-#    whose node lost the home while it was granted or writing).
+#    whose node lost the home while it was granted or writing). Exactly,
+#    for every name whose value reads valid: a grant that says invalid
+#    starts a new epoch of its counter, every write is logged
+#    (RDLM_COUNT_LOG), and in the value's epoch no acknowledged write is
+#    above the value or made twice (a lost write: the next grant read the
+#    one before and said it was valid); at least one name per lockspace
+#    must be checked so.
 # Times (link-up to ready, per node) are printed, never asserted.
 #
 # RDLM_FLAPS ("10 60") and RDLM_FLAP_LS (the lk-* lockspaces of
@@ -64,8 +70,10 @@ for flap in $FLAPS; do
 	secs=$((flap + 40))
 	pids=()
 	for ls in $LSS; do
-		RDLM_CS_DIR=$RDLM_OUT "$HELPER" count "$ls" "$prefix" \
-			$NAMES $secs $TIMEOUT_MS >"$TMP/$ls.$flap" 2>&1 &
+		RDLM_CS_DIR=$RDLM_OUT \
+			RDLM_COUNT_LOG=$RDLM_OUT/flap.$flap.$ls.node$ME.log \
+			"$HELPER" count "$ls" "$prefix" $NAMES $secs $TIMEOUT_MS \
+			>"$TMP/$ls.$flap" 2>&1 &
 		pids+=($!)
 	done
 	if [ "$ME" = $FLAPPER ]; then
@@ -117,13 +125,29 @@ for flap in $FLAPS; do
 	done
 	if [ "$ME" = 1 ]; then
 		for ls in $LSS; do
+			exact=0
 			for ((n = 0; n < NAMES; n++)); do
 				read -r ok werr inval lerr < <(cat "$RDLM_OUT"/flap.$flap.$ls.node* |
 					awk -v n=$n '$1 == "name" && $2 == n {
 						ok += $4; werr += $6; inv += $8; le += $10 }
 					END { print ok + 0, werr + 0, inv + 0, le + 0 }')
-				read -r _ _ _ value valid < <(grep "^name $n " "$TMP/$ls.$flap.read")
-				echo "$ls $prefix$n: value $value $valid, acknowledged $ok, failed unlocks $werr, invalid grants $inval, failed locks $lerr"
+				read -r _ _ _ value valid _ epoch < <(grep "^name $n " "$TMP/$ls.$flap.read")
+				echo "$ls $prefix$n: value $value $valid (epoch $epoch), acknowledged $ok, failed unlocks $werr, invalid grants $inval, failed locks $lerr"
+				if [ "$valid" = valid ]; then
+					# the value's epoch (since the last grant that
+					# said invalid): no acknowledged write of it
+					# above the value, none made twice (a write
+					# lost, the next one read the one before)
+					read -r over dup < <(cat "$RDLM_OUT"/flap.$flap.$ls.node*.log |
+						awk -v n=$n -v e="$epoch" -v v="$value" '
+						$1 == "ack" && $2 == n && $3 == e {
+							if ($4 > v) over++
+							if (seen[$4]++) dup++ }
+						END { print over + 0, dup + 0 }')
+					[ "$over" = 0 ] && [ "$dup" = 0 ] ||
+						fail "$ls $prefix$n: epoch $epoch: $over acknowledged writes above the value $value, $dup written twice"
+					exact=$((exact + 1))
+				fi
 				if [ "$valid" = valid ] && [ "$inval" = 0 ]; then
 					[ "$value" -ge "$ok" ] && [ "$value" -le $((ok + werr)) ] ||
 						fail "$ls $prefix$n: counter $value, $ok acknowledged, $werr uncertain"
@@ -134,6 +158,9 @@ for flap in $FLAPS; do
 						fail "$ls $prefix$n: LVB invalid though no lock or unlock of it failed"
 				fi
 			done
+			[ "$exact" -gt 0 ] ||
+				fail "$ls: no name's value valid after the flap: nothing checked exactly"
+			echo "$ls: $exact of $NAMES names checked exactly"
 		done
 	fi
 	barrier flap-$flap-checked 600

@@ -24,8 +24,11 @@
  *
  *   calls C lockerr E max_lock_ms L max_unlock_ms U errors ERRNO:COUNT,...
  *
+ * With RDLM_COUNT_LOG=FILE, count also logs every write it made (see
+ * count()), for an exact check of the values across epochs.
+ *
  * read takes every name in PR with the LVB and prints "name N value V
- * valid|invalid"; it exits non-zero if any lock fails.
+ * valid|invalid epoch E"; it exits non-zero if any lock fails.
  *
  * hold takes NAME in EX, creates FILE and waits to be killed; when the
  * lock is reported lost, it creates FILE.lost. wait asks for NAME in EX
@@ -68,9 +71,12 @@ static unsigned long long now_ms(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
-/* EX or PR on @name with the LVB, whose first 8 bytes are @value */
+/*
+ * EX or PR on @name with the LVB, whose first 8 bytes are @value: a
+ * counter, and the next 8 its epoch (count's).
+ */
 static int lvb_lock(int fd, const char *name, int mode, unsigned int ms,
-		    uint32_t *lkid, uint64_t *value, uint32_t *sb_flags)
+		    uint32_t *lkid, uint64_t value[2], uint32_t *sb_flags)
 {
 	uint8_t lvb[RDLM_LVB_MAX];
 	int ret;
@@ -78,7 +84,7 @@ static int lvb_lock(int fd, const char *name, int mode, unsigned int ms,
 	ret = rdlm_lock_sb(fd, mode, name, strlen(name), RDLM_LKF_VALBLK, ms,
 			   lkid, lvb, sb_flags);
 	if (!ret)
-		memcpy(value, lvb, sizeof(*value));
+		memcpy(value, lvb, 2 * sizeof(*value));
 	return ret;
 }
 
@@ -104,11 +110,17 @@ static void hold_term(int sig)
  * Lock and unlock random names in EX, counting in their LVBs; each grant
  * enters the name's critical section (RDLM_CS_DIR) until just before its
  * unlock: another holder inside is a violation, counted, and makes it
- * exit 3.
+ * exit 3. A grant that says the LVB is not valid starts a new epoch of
+ * the counter (a number no other writer draws, at 1); with @log, every
+ * write is a line "ack|unc NAME EPOCH COUNT" there (unc: its unlock
+ * failed, it may or may not have landed).
  */
 static int count(int fd, const char *ls, const char *prefix, int names,
-		 double secs, unsigned int ms)
+		 double secs, unsigned int ms, FILE *log)
 {
+	const char *node = getenv("RDLM_NODE_ID");
+	uint64_t epoch_base = (uint64_t)(node ? atoi(node) : 0) << 56 |
+			      (uint64_t)getpid() << 32, epochs = 0;
 	unsigned long ok[MAX_NAMES] = { 0 }, werr[MAX_NAMES] = { 0 };
 	unsigned long inval[MAX_NAMES] = { 0 }, errs[MAX_ERRNO] = { 0 };
 	unsigned long lerr[MAX_NAMES] = { 0 };
@@ -119,7 +131,7 @@ static int count(int fd, const char *ls, const char *prefix, int names,
 	char name[RDLM_NAME_MAX + 1];
 	uint8_t lvb[RDLM_LVB_MAX];
 	uint32_t lkid, sbf;
-	uint64_t v;
+	uint64_t v[2];
 	int n, ret, sep;
 
 	while (now_ms() < end && !count_stop) {
@@ -127,7 +139,7 @@ static int count(int fd, const char *ls, const char *prefix, int names,
 		snprintf(name, sizeof(name), "%s%d", prefix, n);
 		calls++;
 		t0 = now_ms();
-		ret = lvb_lock(fd, name, RDLM_LOCK_EX, ms, &lkid, &v, &sbf);
+		ret = lvb_lock(fd, name, RDLM_LOCK_EX, ms, &lkid, v, &sbf);
 		dt = now_ms() - t0;
 		if (dt > max_lock)
 			max_lock = dt;
@@ -138,15 +150,18 @@ static int count(int fd, const char *ls, const char *prefix, int names,
 			usleep(50000);	/* an unreachable home answers at once */
 			continue;
 		}
-		if (sbf & RDLM_SBF_VALNOTVALID)
+		if (sbf & RDLM_SBF_VALNOTVALID) {
 			inval[n]++;
+			v[0] = 0;
+			v[1] = epoch_base | ++epochs;
+		}
 		if (cs_enter(&cs, ls, name, 1))
 			violations++;
 		if (cs_leave(&cs))
 			violations++;
-		v++;
+		v[0]++;
 		memset(lvb, 0, sizeof(lvb));
-		memcpy(lvb, &v, sizeof(v));
+		memcpy(lvb, v, sizeof(v));
 		t0 = now_ms();
 		ret = rdlm_unlock(fd, lkid, lvb);
 		dt = now_ms() - t0;
@@ -158,7 +173,13 @@ static int count(int fd, const char *ls, const char *prefix, int names,
 		} else {
 			ok[n]++;
 		}
+		if (log)
+			fprintf(log, "%s %d %llx %llu\n", ret ? "unc" : "ack", n,
+				(unsigned long long)v[1],
+				(unsigned long long)v[0]);
 	}
+	if (log)
+		fclose(log);
 	for (n = 0; n < names; n++)
 		printf("name %d ok %lu werr %lu invalid %lu lerr %lu\n", n,
 		       ok[n], werr[n], inval[n], lerr[n]);
@@ -179,19 +200,21 @@ static int read_all(int fd, const char *prefix, int names, unsigned int ms)
 {
 	char name[RDLM_NAME_MAX + 1];
 	uint32_t lkid, sbf;
-	uint64_t v;
+	uint64_t v[2];
 	int n, ret, rc = 0;
 
 	for (n = 0; n < names; n++) {
 		snprintf(name, sizeof(name), "%s%d", prefix, n);
-		ret = lvb_lock(fd, name, RDLM_LOCK_PR, ms, &lkid, &v, &sbf);
+		ret = lvb_lock(fd, name, RDLM_LOCK_PR, ms, &lkid, v, &sbf);
 		if (ret) {
 			printf("name %d lock %s\n", n, strerror(-ret));
 			rc = 1;
 			continue;
 		}
-		printf("name %d value %llu %s\n", n, (unsigned long long)v,
-		       sbf & RDLM_SBF_VALNOTVALID ? "invalid" : "valid");
+		printf("name %d value %llu %s epoch %llx\n", n,
+		       (unsigned long long)v[0],
+		       sbf & RDLM_SBF_VALNOTVALID ? "invalid" : "valid",
+		       (unsigned long long)v[1]);
 		ret = rdlm_unlock(fd, lkid, NULL);
 		if (ret) {
 			printf("name %d unlock %s\n", n, strerror(-ret));
@@ -206,12 +229,12 @@ static int hold(int fd, const char *ls, const char *name, const char *file)
 	char lost[4200];
 	struct rdlm_event ev;
 	uint32_t lkid, sbf;
-	uint64_t v;
+	uint64_t v[2];
 	FILE *f;
 	int ret;
 
 	signal(SIGTERM, hold_term);
-	ret = lvb_lock(fd, name, RDLM_LOCK_EX, 0, &lkid, &v, &sbf);
+	ret = lvb_lock(fd, name, RDLM_LOCK_EX, 0, &lkid, v, &sbf);
 	if (ret) {
 		fprintf(stderr, "fault_helper: hold %s: %s\n", name,
 			strerror(-ret));
@@ -243,10 +266,10 @@ static int wait_lock(int fd, const char *ls, const char *name,
 {
 	unsigned long long t0 = now_ms();
 	uint32_t lkid, sbf;
-	uint64_t v;
+	uint64_t v[2];
 	int ret;
 
-	ret = lvb_lock(fd, name, RDLM_LOCK_EX, ms, &lkid, &v, &sbf);
+	ret = lvb_lock(fd, name, RDLM_LOCK_EX, ms, &lkid, v, &sbf);
 	printf("status %d ms %llu%s\n", -ret, now_ms() - t0,
 	       ret ? "" : sbf & RDLM_SBF_VALNOTVALID ? " lvb invalid" :
 	       " lvb valid");
@@ -296,7 +319,9 @@ int main(int argc, char **argv)
 	int is_hold = argc == 5 && !strcmp(argv[1], "hold");
 	int is_wait = argc == 5 && !strcmp(argv[1], "wait");
 	int is_events = argc == 4 && !strcmp(argv[1], "events");
+	const char *log_path;
 	int fd, names = 1;
+	FILE *log;
 
 	if (is_events)
 		return events(argv[2], argv[3]);
@@ -331,6 +356,13 @@ int main(int argc, char **argv)
 		return read_all(fd, argv[3], names, atoi(argv[5]));
 	/* SIGTERM ends it early, with its summary */
 	sigaction(SIGTERM, &term, NULL);
+	log_path = getenv("RDLM_COUNT_LOG");
+	log = log_path ? fopen(log_path, "w") : NULL;
+	if (log_path && !log) {
+		fprintf(stderr, "fault_helper: %s: %s\n", log_path,
+			strerror(errno));
+		return 2;
+	}
 	return count(fd, argv[2], argv[3], names, atof(argv[5]),
-		     atoi(argv[6]));
+		     atoi(argv[6]), log);
 }
