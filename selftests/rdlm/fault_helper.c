@@ -7,6 +7,7 @@
  *        fault_helper hold LS NAME FILE
  *        fault_helper wait LS NAME TIMEOUT_MS
  *        fault_helper events LS FILE
+ *        fault_helper control LS NAME SECS
  *
  * count repeats for SECS seconds (or until SIGTERM, which interrupts a
  * waiting request): take one of NAMES names (PREFIX0, ...)
@@ -36,6 +37,10 @@
  * T the milliseconds the call took) and, if granted, " lvb valid" or
  * " lvb invalid" (RDLM_SBF_VALNOTVALID), unlocks and exits 0 if it was
  * granted, 1 if not.
+ *
+ * control is the critical-section check's own check: for SECS seconds it
+ * enters and leaves NAME's section in EX without taking any lock, and
+ * prints "violations V"; run on two nodes at once it must find some.
  *
  * events joins LS for its membership events and appends one line per
  * event to FILE until killed: "prep", "slot NODEID", "done EPOCH MEMBERS".
@@ -282,6 +287,23 @@ static int wait_lock(int fd, const char *ls, const char *name,
 	return rdlm_unlock(fd, lkid, NULL) ? 1 : 0;
 }
 
+static int control(const char *ls, const char *name, double secs)
+{
+	unsigned long long end = now_ms() + secs * 1000;
+	unsigned long violations = 0;
+
+	if (!cs_on()) {
+		fprintf(stderr, "fault_helper: control needs RDLM_CS_DIR\n");
+		return 2;
+	}
+	while (now_ms() < end) {
+		violations += !!cs_enter(&cs, ls, name, 1);
+		violations += !!cs_leave(&cs);
+	}
+	printf("violations %lu\n", violations);
+	return 0;
+}
+
 static int events(const char *ls, const char *file)
 {
 	struct rdlm_event ev;
@@ -325,13 +347,16 @@ int main(int argc, char **argv)
 
 	if (is_events)
 		return events(argv[2], argv[3]);
+	if (argc == 5 && !strcmp(argv[1], "control"))
+		return control(argv[2], argv[3], atof(argv[4]));
 	if (!is_count && !is_read && !is_hold && !is_wait) {
 		fprintf(stderr,
 			"usage: fault_helper count LS PREFIX NAMES SECS TIMEOUT_MS\n"
 			"       fault_helper read LS PREFIX NAMES TIMEOUT_MS\n"
 			"       fault_helper hold LS NAME FILE\n"
 			"       fault_helper wait LS NAME TIMEOUT_MS\n"
-			"       fault_helper events LS FILE\n");
+			"       fault_helper events LS FILE\n"
+			"       fault_helper control LS NAME SECS\n");
 		return 2;
 	}
 	if (is_count || is_read)

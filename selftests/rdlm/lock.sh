@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Cluster locks through /dev/rdlm, from every node, in every lockspace
 # named lk-* in tools/cluster/cluster.conf (one per engine and atomic mode):
+#  - the critical-section check sees two nodes inside one section without
+#    a lock (its own check);
 #  - mutual exclusion: $PROCS processes per node increment a counter kept in
 #    the LVB under EX, $INCS times each; the final value is exact, and no
 #    hold overlapped another in the cluster's shared memory (cs_check.h);
@@ -64,6 +66,21 @@ rdlm_load
 "$CONFIGURE" up || fail "configure"
 # the holders below wait seconds for other nodes under TCG
 long_leases $LSS
+
+# The critical-section check's own check: nodes 1 and 2 in one name's
+# section at once, without any lock, must be seen.
+sync_nodes cs-control
+if [ "$ME" -le 2 ]; then
+	RDLM_CS_DIR=$RDLM_OUT "$PWD/fault_helper" control cs-control x 3 \
+		>"$RDLM_OUT/cs-control.$ME" 2>/dev/null || fail "cs_check control"
+fi
+sync_nodes cs-controlled
+if [ "$ME" = 1 ]; then
+	v=$(awk '{ n += $2 } END { print n + 0 }' "$RDLM_OUT"/cs-control.*)
+	[ "$v" -gt 0 ] ||
+		fail "the critical-section check saw nothing of two nodes inside at once"
+	echo "critical-section check: $v violations of two nodes without a lock (expected)"
+fi
 
 # hold LS NAME MODE: hold NAME in MODE in the background until release NAME
 hold()

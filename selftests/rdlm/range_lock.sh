@@ -21,7 +21,8 @@
 #    the nodes' shared memory (range_helper stress, cs_check.h): no
 #    violation, no error, PR and EX grants in
 #    every process; the same checker run on two unrelated names over the
-#    same cells must find violations (or it could not find any).
+#    same cells, one on node 1 and one on node 2, must find violations (or
+#    it could not find any across nodes).
 . ./lib.sh
 . ./fabric_lib.sh
 require_root
@@ -146,18 +147,18 @@ for ls in $LSS; do
 		done
 	fi
 	barrier "range-$ls-zeroed"
-	# the checker's own check, once: two names over the same cells do
-	# not exclude each other, and it must see that
+	# the checker's own check, once: two names over the same cells, one
+	# on node 1 and one on node 2, do not exclude each other, and it must
+	# see that across the nodes
+	if [ "$ME" -le 2 ] && [ "$ls" = "$(head -n 1 <<<"$STRESS_LS")" ]; then
+		"$HELPER" stress "$ls" "control-$ME" 5 64 64 32 "$DISK" \
+			$((off + (64 << 20))) >"$RDLM_OUT/range-control.$ME" 2>&1
+	fi
+	barrier "range-$ls-controlled"
 	if [ "$ME" = 1 ] && [ "$ls" = "$(head -n 1 <<<"$STRESS_LS")" ]; then
-		for i in 1 2; do
-			"$HELPER" stress "$ls" "control-$i" 5 64 64 32 "$DISK" \
-				$((off + (64 << 20))) >"$TMP/control.$i" 2>&1 &
-			pids[i]=$!
-		done
-		wait "${pids[1]}" "${pids[2]}"
-		grep -q "violations [1-9]" "$TMP"/control.* ||
-			fail "the checker saw no violation of two unrelated names: $(cat "$TMP"/control.*)"
-		echo "checker: $(grep -h "^ops" "$TMP"/control.*) (two unrelated names: violations expected)"
+		grep -q "violations [1-9]" "$RDLM_OUT"/range-control.* ||
+			fail "the checker saw no violation of two unrelated names on two nodes: $(cat "$RDLM_OUT"/range-control.*)"
+		echo "checker: $(grep -h "^ops" "$RDLM_OUT"/range-control.*) (two unrelated names on nodes 1 and 2: violations expected)"
 	fi
 
 	pids=()
