@@ -37,7 +37,7 @@ echo "wait $LS 60" >$DBG/selftest || fail "$LS not ready"
 TMP=$(mktemp -d)
 pids=()
 for i in 1 2 3; do
-	./lock_helper stress $LS 1500 >"$TMP/stress.$i" &
+	./lock_helper stress $LS 1500 >"$TMP/stress.$i" 2>&1 &
 	pids+=($!)
 done
 ./lock_helper stress $LS 100000 &

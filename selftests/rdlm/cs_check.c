@@ -279,7 +279,8 @@ int cs_leave(struct cs_hold *h)
 	for (i = 0; i < CS_MAX_HELD; i++)
 		if (cs_held[i] == h)
 			cs_held[i] = NULL;
-	cs_out(h);
+	if (h->word)	/* not left by a signal handler meanwhile */
+		cs_out(h);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }

@@ -140,7 +140,7 @@ for flap in $FLAPS; do
 					# lost, the next one read the one before)
 					read -r over dup < <(cat "$RDLM_OUT"/flap.$flap.$ls.node*.log |
 						awk -v n=$n -v e="$epoch" -v v="$value" '
-						$1 == "ack" && $2 == n && $3 == e {
+						$1 == "ack" && $2 == n && $3 "" == e "" {
 							if ($4 > v) over++
 							if (seen[$4]++) dup++ }
 						END { print over + 0, dup + 0 }')

@@ -245,8 +245,10 @@ static int hold(int fd, const char *ls, const char *name, const char *file)
 			strerror(-ret));
 		return 1;
 	}
-	if (cs_enter(&cs, ls, name, 1))
+	if (cs_enter(&cs, ls, name, 1)) {
+		cs_leave(&cs);
 		return 3;
+	}
 	f = fopen(file, "w");
 	if (!f)
 		return 1;
