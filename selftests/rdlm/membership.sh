@@ -366,6 +366,9 @@ barrier memb-slots-left 120
 ls=fab-cpu
 membership_wait $ls 1 1 2 3
 epoch=${MEMBERSHIP%% *}
+# every node has seen node 3 in before it leaves (a node that looks later
+# would wait for ever for a membership that was over)
+barrier memb-fab-full 120
 if [ "$ME" = 3 ]; then
 	echo 0 >$CFS/lockspaces/$ls/enable || fail "$ls: disable"
 	for ((i = 0; i < 100; i++)); do
