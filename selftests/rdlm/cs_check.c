@@ -3,7 +3,6 @@
  * cs_check: mutual exclusion checked in the test cluster's shared memory
  * (see cs_check.h).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -17,8 +16,6 @@
 
 #include "cs_check.h"
 
-#define CS_VENDOR	"0x1af4"	/* ivshmem-plain */
-#define CS_DEVICE	"0x1110"
 #define CS_WORDS	16		/* a cell: its tag, nodes 1..15 */
 #define CS_NODES	(CS_WORDS - 1)
 #define CS_PROBES	256
@@ -63,36 +60,20 @@ static int read_str(const char *path, char *buf, size_t len)
 	return ok;
 }
 
-/* Map the ivshmem device's memory (BAR 2). */
+/* Map the ivshmem device's memory: BAR 2 of RDLM_CS_DEV (guest-init). */
 static void cs_map(void)
 {
-	char path[512], v[32], d[32];
-	struct dirent *e;
+	const char *dev = getenv("RDLM_CS_DEV");
+	char path[512];
 	struct stat st;
-	DIR *dir;
-	int fd = -1;
+	int fd;
 
-	dir = opendir("/sys/bus/pci/devices");
-	if (!dir)
-		cs_fatal("/sys/bus/pci/devices", strerror(errno));
-	while (fd < 0 && (e = readdir(dir))) {
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/vendor",
-			 e->d_name);
-		if (!read_str(path, v, sizeof(v)) || strncmp(v, CS_VENDOR, 6))
-			continue;
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/device",
-			 e->d_name);
-		if (!read_str(path, d, sizeof(d)) || strncmp(d, CS_DEVICE, 6))
-			continue;
-		snprintf(path, sizeof(path),
-			 "/sys/bus/pci/devices/%s/resource2", e->d_name);
-		fd = open(path, O_RDWR | O_SYNC);
-		if (fd < 0)
-			cs_fatal(path, strerror(errno));
-	}
-	closedir(dir);
-	if (fd < 0)
+	if (!dev || !*dev)
 		cs_fatal("no shared memory device", "not in the test cluster?");
+	snprintf(path, sizeof(path), "%s/resource2", dev);
+	fd = open(path, O_RDWR | O_SYNC);
+	if (fd < 0)
+		cs_fatal(path, strerror(errno));
 	if (fstat(fd, &st) || st.st_size < 4096)
 		cs_fatal(path, "no size");
 	cs_mem = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED,

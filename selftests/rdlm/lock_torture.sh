@@ -57,14 +57,11 @@ rdlm_load
 # exact LVB counters and no errors: no lease may run out (see lib.sh)
 long_leases $lockspaces
 
-# the cross-node check's memory: the test cluster's ivshmem device, BAR 2
-CS_ARGS=
-for d in /sys/bus/pci/devices/*; do
-	[ "$(cat "$d/vendor"):$(cat "$d/device")" = 0x1af4:0x1110 ] || continue
-	read -r start end _ < <(sed -n 3p "$d/resource")
-	CS_ARGS="cs_phys=$start cs_size=$((end - start + 1)) cs_node=$ME cs_boot=${RDLM_BOOT:-1}"
-done
-[ -n "$CS_ARGS" ] || fail "no shared memory device (tools/cluster/run's ivshmem)"
+# the cross-node check's memory: BAR 2 of the test cluster's ivshmem
+# device (tools/cluster/guest-init's RDLM_CS_DEV)
+[ -n "$RDLM_CS_DEV" ] || fail "no shared memory device (tools/cluster/run's ivshmem)"
+read -r start end _ < <(sed -n 3p "$RDLM_CS_DEV/resource")
+CS_ARGS="cs_phys=$start cs_size=$((end - start + 1)) cs_node=$ME cs_boot=${RDLM_BOOT:-1}"
 
 # stat FILE KEY: the value of KEY in a "key value" stats file
 stat() { sed -n "s/^$2 //p" "$1"; }
