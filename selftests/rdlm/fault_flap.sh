@@ -4,7 +4,8 @@
 #
 # Every node runs an EX + LVB counter loop (fault_helper count, 5 s lock
 # timeout) in every lockspace while node 2's link goes down for 10 s, then,
-# with fresh names, for 60 s. Afterwards:
+# with fresh names, for 30 s: one flap shorter than the lockspaces' 20 s
+# lease, one longer (the holds behind it run out). Afterwards:
 #  - no name was granted to two holders at once: each grant enters the
 #    name's critical section in memory every node shares (fault_helper,
 #    RDLM_CS_DIR, cs_check.h), a check without the lock manager's help;
@@ -25,7 +26,7 @@
 #    must be checked so.
 # Times (link-up to ready, per node) are printed, never asserted.
 #
-# RDLM_FLAPS ("10 60") and RDLM_FLAP_LS (the lk-* lockspaces of
+# RDLM_FLAPS ("10 30") and RDLM_FLAP_LS (the lk-* lockspaces of
 # tools/cluster/cluster.conf) tune it.
 . ./lib.sh
 . ./fabric_lib.sh
@@ -33,14 +34,15 @@ require_root
 need_cluster 3
 fabric_test fault-flap
 HELPER=$PWD/fault_helper
-FLAPS=${RDLM_FLAPS:-10 60}
+FLAPS=${RDLM_FLAPS:-10 30}
 LSS=${RDLM_FLAP_LS:-$(awk '$1 == "lockspace" && $2 ~ /^lk-/ { print $2 }' \
 	"$REPO/tools/cluster/cluster.conf")}
 NAMES=4
 TIMEOUT_MS=5000
 LATE_MS=$((TIMEOUT_MS + 15000))	# a lock call past this did not honour its timeout
 UNLOCK_MS=30000			# an unlock past this waited on a dead link
-READ_MS=200000			# two of long_leases' leases, and slack
+LEASE_US=20000000		# holders wait seconds for other nodes under TCG
+READ_MS=100000			# two leases, and slack
 TMP=$(mktemp -d)
 FLAPPER=2
 FABRIC_LS=$LSS		# their engine state on failure
@@ -49,7 +51,9 @@ rdlm_loaded && rdlm_reset
 kmsg_mark
 rdlm_load
 "$CONFIGURE" up || fail "configure"
-long_leases $LSS	# holders wait seconds for other nodes under TCG
+for ls in $LSS; do
+	ls_set "$ls" lease_us=$LEASE_US
+done
 for ls in $LSS; do
 	st "wait $ls 90"
 done
