@@ -19,7 +19,8 @@
 #    two names for 8 s (fault_helper count), each grant inside the name's
 #    critical section in the nodes' shared memory (RDLM_CS_DIR), a
 #    check without the lock manager's help that a kept hold is given
-#    back before anyone else is granted the name.
+#    back before anyone else is granted the name; then the counters they
+#    wrote back are exact (the acknowledged increments of every node).
 # The kept holds last 30 s here (cache_us, under half the 60 s lease); the
 # requests that take a word from a kept hold may wait 10 s: a hold that is
 # not given back when asked fails them.
@@ -53,6 +54,24 @@ counters()
 	     END { print v, k, h, r }' "$DBG/ls/$1"
 }
 
+# quiet LS: nothing of an earlier lock still to come in LS: no verb in
+# flight on this node (debugfs lockspaces), and the verb counters the same
+# in two reads
+quiet()
+{
+	local i v w
+
+	for ((i = 0; i < 100; i++)); do
+		v=$(counters "$1")
+		awk -v ls="$1" '$1 == ls { for (i = 2; i < NF; i++)
+			if ($i == "inflight") exit $(i + 1) != 0 }' \
+			$DBG/lockspaces && [ "$v" = "$w" ] && return 0
+		w=$v
+		sleep 0.1
+	done
+	fail "$1: verbs still in flight after 10 s"
+}
+
 # lock LS NAME [rdlmctl lock options]: lock NAME, run nothing, unlock
 lock()
 {
@@ -71,7 +90,7 @@ for ls in $LSS; do
 
 	if [ "$ME" = 1 ]; then
 		lock "$ls" "$name" -w 60 || fail "$ls: first lock"
-		sleep 0.5	# no verb of the first lock still to come
+		quiet "$ls"
 		read -r v0 k0 h0 r0 <<<"$(counters "$ls")"
 		# more than local_grants_max (8): nobody else asked for it
 		for ((i = 0; i < 11; i++)); do
@@ -134,7 +153,7 @@ for ls in $LSS; do
 	barrier "cache-$ls-uncached"
 	if [ "$ME" = 1 ]; then
 		lock "$ls" "$name" -w 60 || fail "$ls: uncached lock"
-		sleep 0.5
+		quiet "$ls"
 		read -r v0 k0 h0 r0 <<<"$(counters "$ls")"
 		lock "$ls" "$name" -w 60 || fail "$ls: uncached lock"
 		read -r v1 k1 h1 r1 <<<"$(counters "$ls")"
@@ -168,7 +187,30 @@ for ls in $LSS; do
 		fail "$ls: kept holds under contention: nothing granted: $(tail -n 1 "$TMP/cs.$ls")"
 done
 echo "kept holds under contention: $(awk '$1 == "name" { n += $4 } END { print n }' "$TMP"/cs.*) grants on $(wc -w <<<"$LSS") lockspaces, none while another node held the name"
+for ls in $LSS; do
+	cp "$TMP/cs.$ls" "$RDLM_OUT/cache-cs.$ls.$ME"
+done
 barrier cache-cs-done
+# and the counters the kept holds wrote back are exact: no fault, so every
+# unlock wrote and none may be lost or made twice (a kept hold given back
+# without its LVB, or one written back over a newer value)
+if [ "$ME" = 1 ]; then
+	for ls in $LSS; do
+		"$PWD/fault_helper" read "$ls" cache-cs- 2 60000 >"$TMP/csr.$ls" ||
+			fail "$ls: read the counters: $(cat "$TMP/csr.$ls")"
+		for n in 0 1; do
+			read -r ok werr < <(awk -v n=$n '$1 == "name" && $2 == n {
+				ok += $4; werr += $6 } END { print ok + 0, werr + 0 }' \
+				"$RDLM_OUT/cache-cs.$ls".*)
+			got=$(awk -v n=$n '$1 == "name" && $2 == n { print $4, $5 }' \
+				"$TMP/csr.$ls")
+			[ "$werr" = 0 ] && [ "$got" = "$ok valid" ] ||
+				fail "$ls: name $n: counter '$got', $ok increments acknowledged, $werr failed unlocks"
+		done
+	done
+	echo "kept holds under contention: every counter exact"
+fi
+barrier cache-cs-read
 
 "$CONFIGURE" down || fail "configure down"
 rdlm_unload
