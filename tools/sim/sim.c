@@ -21,11 +21,15 @@
  * of verbs/messages (reordering across QPs, never within one).
  *
  * On every grant the checker verifies that no incompatible holder exists
- * (holders past the lease end the engine announced, or on crashed nodes, do
- * not count) and, if asked, that no conflicting request queued earlier is
- * still waiting (FIFO).  With a range workload (cfg->range_units) each op
- * locks a range of units of its word, and only overlapping requests
- * conflict; for rangeseg a word takes the slots of all its segments.
+ * (a holder counts until it releases or is told LOST, whatever lease end
+ * its engine announced, unless its node crashed, or is paused past that
+ * lease end) and, if asked, that no conflicting request queued earlier is
+ * still waiting (FIFO).  A hold not told LOST within LOST_DELAY of its
+ * lease end (of running again, for a paused node), or released after it
+ * untold, is a violation too.  With a range workload (cfg->range_units)
+ * each op locks a range of units of its word, and only overlapping
+ * requests conflict; for rangeseg a word takes the slots of all its
+ * segments.
  */
 #include <stdio.h>
 #include <math.h>
@@ -49,6 +53,7 @@ enum ev_type {
 	EV_RESTART,	/* a crashed node comes back with a fresh engine */
 	EV_JOIN,	/* node lets e->src's new incarnation in */
 	EV_UNCACHE,	/* a kept hold goes (cache_ns), cookie: its keep_seq */
+	EV_LEASE,	/* checker: a hold's lease ended, cookie: that end */
 };
 
 /* of events that concern a node whatever its incarnation (faults) */
@@ -135,6 +140,7 @@ struct node {
 	u64 nic_busy;		/* NIC-wide verb serialisation (nic_verb) */
 	bool crashed;
 	bool paused;
+	u64 resumed_at;		/* when its last pause ended */
 	bool await_join;	/* restarted: clients start once all let it in */
 	u32 incarn;		/* restarts so far */
 	u32 cuts;	/* link flaps in progress */
@@ -406,10 +412,21 @@ static bool overlap(const struct sim *s, const struct sreq *a,
 	       (a->rstart <= b->rend && b->rstart <= a->rend);
 }
 
+/*
+ * A holder counts until it releases or is told LOST: the lock manager's
+ * users stop on that notice, not at the lease end the engine announced,
+ * so a second grant before it is unsafe. Nor does a holder on a crashed
+ * node count, or one on a paused node past its lease end: that CPU runs
+ * nothing, its users included, and lease_check() holds the engine to
+ * telling it within LOST_DELAY of running again.
+ */
 static bool counts(struct sim *s, struct sreq *h)
 {
-	return h->state == SR_HELD && !h->told_lost && s->now < h->lease_end &&
-	       !s->nodes[h->node].crashed;
+	const struct node *n = &s->nodes[h->node];
+
+	if (h->state != SR_HELD || h->told_lost || n->crashed)
+		return false;
+	return !n->paused || s->now < h->lease_end;
 }
 
 static void check_holders(struct sim *s, struct sreq *r)
@@ -437,7 +454,7 @@ static void check_fifo(struct sim *s, struct sreq *r)
 		    s->nodes[a->node].crashed || a->enq_seq > r->enq_seq ||
 		    !overlap(s, a, r))
 			continue;
-		if (waits_for(r->mode, a->mode))
+		if (s->cfg->fifo_prefix || waits_for(r->mode, a->mode))
 			violation(s, true, "granted before an earlier waiter",
 				  r->node, a->node, r->word);
 	}
@@ -621,6 +638,51 @@ static void uncache_at(struct sim *s, u32 nid, struct sreq *r, u64 t)
 	ev_push(s, e);
 }
 
+/*
+ * How late a LOST notice may come after the lease end its grant announced.
+ * The leased engines (bakery, central, rangecomb, rangeseg's segments) tell
+ * it from the holder's own lease timer, armed for that lease end; the
+ * simulator fires a timer at its time (it does not queue behind the CPU's
+ * messages) and hands a notice over inside the engine call. So nothing may
+ * be late: one tick only orders the check after what happens at the lease
+ * end itself (central arms its timer after it emits the grant).
+ */
+#define LOST_DELAY 1
+
+/* a grant announced @r's lease end: check at its end that @r is told */
+static void lease_watch(struct sim *s, u32 nid, struct sreq *r)
+{
+	struct ev *e;
+
+	if (r->lease_end == U64_MAX)
+		return;
+	e = ev_new(s, EV_LEASE, r->lease_end + LOST_DELAY, nid);
+	e->req = r->req;
+	e->cookie = r->lease_end;
+	ev_push(s, e);
+}
+
+/* @req's hold with lease end @end: told LOST by now, or not held any more? */
+static void lease_check(struct sim *s, u32 nid, struct rdlm_req *req, u64 end)
+{
+	struct node *n = &s->nodes[nid];
+	struct sreq *r = &n->sreqs[req->idx];
+	struct ev *e;
+
+	/* released, another hold, or renewed (conversion): not this one */
+	if (r->state != SR_HELD || r->lease_end != end || r->told_lost)
+		return;
+	if (s->now < n->resumed_at + LOST_DELAY) {
+		/* paused meanwhile: its timer runs as the CPU does */
+		e = ev_new(s, EV_LEASE, n->resumed_at + LOST_DELAY, nid);
+		e->req = req;
+		e->cookie = end;
+		ev_push(s, e);
+		return;
+	}
+	violation(s, false, "lease end passed without LOST", nid, nid, r->word);
+}
+
 static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
 {
 	struct sim *s = out->priv;
@@ -636,11 +698,13 @@ static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
 			r->enq = false;
 		if (!r && a->verb.kind == RDLM_VERB_SEND &&
 		    ((a->verb.flags & RDLM_VF_DEQUEUE) ||
+		     a->verb.msg.type == RDLM_MSG_BUSY ||
 		     a->verb.msg.type == RDLM_MSG_GRANT) &&
 		    a->verb.node < s->cfg->nodes) {
 			/*
 			 * A home's answer: the request it names is not queued
-			 * (busy, cancelled), or no longer waits there (granted;
+			 * (busy: central says so by the type alone; cancelled),
+			 * or no longer waits there (granted;
 			 * a grant that arrives too late or never is the
 			 * requester's business, not a FIFO matter).
 			 */
@@ -669,7 +733,8 @@ static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
 			/* converted in place: exclusive from now on */
 			r->conv = CV_UP;
 			r->phase = 2;
-			r->lease_end = a->lease_end;
+			r->lease_end = a->lease_end ?: U64_MAX;
+			lease_watch(s, nid, r);
 			if (counts(s, r))
 				check_holders(s, r);
 			s->res->converts++;
@@ -683,8 +748,9 @@ static void on_action(struct rdlm_out *out, const struct rdlm_action *a)
 			break;
 		}
 		r->state = SR_HELD;
-		r->lease_end = a->lease_end;
+		r->lease_end = a->lease_end ?: U64_MAX;	/* 0: no lease */
 		r->granted_at = s->now;
+		lease_watch(s, nid, r);
 		r->phase = r->mode == RDLM_MODE_SH ? 0 :
 			   r->mode == RDLM_MODE_UP ? 1 : 2;
 		check_holders(s, r);
@@ -854,6 +920,13 @@ static void sreq_release(struct sim *s, u32 nid, struct sreq *r)
 	out = mkout(s, nid);
 	if (n->eng.ops->unlock(&n->eng, r->req, &out))
 		violation(s, false, "unlock refused", nid, nid, r->word);
+	/*
+	 * a hold that outlived its lease must hear of it, from its unlock at
+	 * the latest: a paused holder's release may come before its timer
+	 */
+	if (s->now >= r->lease_end && !r->told_lost)
+		violation(s, false, "released after its lease end without LOST",
+			  nid, nid, r->word);
 }
 
 /* give a kept hold back */
@@ -1453,6 +1526,9 @@ static void handle(struct sim *s, struct ev *e)
 	case EV_UNCACHE:
 		on_uncache(s, e->node, e->req, e->cookie);
 		break;
+	case EV_LEASE:
+		lease_check(s, e->node, e->req, e->cookie);
+		break;
 	case EV_CRASH:
 		if (n->crashed)
 			break;
@@ -1588,6 +1664,7 @@ static void handle(struct sim *s, struct ev *e)
 	case EV_RESUME:
 		tr(s, e->node, 10, 0, 0, 0);
 		n->paused = false;
+		n->resumed_at = s->now;
 		/* replay what the CPU missed, in original order */
 		for (i = 0; i < n->ndeferred; i++) {
 			n->deferred[i]->t = s->now;

@@ -53,6 +53,9 @@ struct sim_cfg {
 	u64 fault_window;	/* faults happen in [0, window) */
 
 	bool fifo_check;
+	bool fifo_prefix;	/* FIFO among all requests, not only the
+				 * conflicting ones: the engine grants a
+				 * prefix of its queue (central) */
 	bool quiet;
 	u64 max_events;
 
