@@ -30,6 +30,10 @@ WAIT_MS=120000
 AFTER_MS=200000
 FAIL_S=90	# a waiter still blocked this long after the cut was not failed
 KILL_S=10	# a killed waiter still alive this long was not killable
+# A request whose home is no longer reachable fails with -ENOTCONN
+# (Documentation/lock-manager.rst, "Failures"; rdlm_lm_home_down()), and
+# fault_helper wait prints the errno as a number (Linux's ENOTCONN).
+ENOTCONN=107
 TMP=$(mktemp -d)
 
 # cut_cleanup: heal the hub whatever happened, then the usual clean-up
@@ -88,7 +92,18 @@ if [ "$ME" = $WAITER ]; then
 		"$HELPER" wait "$ls" "$name" 0 >/dev/null &
 		killed[$ls]=$!
 	done
-	sleep 5		# queued at the home by now
+	# both wait, in every lockspace: their locks are listed waiting on
+	# the name's word homed on node 2, its engine request out there
+	# (rdlm_ls_dump_locks(): "hold 1/" is RDLM_SLOT_ACQUIRING). That is
+	# this node's side; the home's is not in debugfs for every engine.
+	for ls in $LSS; do
+		for ((i = 0; i < 600; i++)); do
+			[ "$(grep -c "^lock [0-9]* waiting .* home $HOME_NODE slot [0-9]* hold 1/" \
+				"$DBG/ls/$ls")" -ge 2 ] && break
+			sleep 0.1
+		done
+		[ $i -lt 600 ] || fail "$ls: the two waiters do not wait after 60 s: $(grep "^lock " "$DBG/ls/$ls")"
+	done
 	for ls in $LSS; do
 		gone_within ${timed[$ls]} 0 && fail "$ls: waiter returned before the cut: $(cat "$TMP/wait.$ls")"
 	done
@@ -115,7 +130,12 @@ if [ "$ME" = $WAITER ]; then
 		gone_within "$pid" $FAIL_S ||
 			fail "$ls: waiter still blocked $FAIL_S s after its home went silent"
 		wait "$pid" && fail "$ls: granted while node1 holds the lock: $(cat "$TMP/wait.$ls")"
-		echo "$ls: waiter on a silent home: $(cat "$TMP/wait.$ls") (cut at +0)"
+		# failed as the detection fails it: not its own timeout, nor
+		# any other error
+		out=$(cat "$TMP/wait.$ls")
+		[[ $out == "status $ENOTCONN ms "* ]] ||
+			fail "$ls: waiter on a silent home: '$out', expected status $ENOTCONN (ENOTCONN)"
+		echo "$ls: waiter on a silent home: $out (cut at +0)"
 	done
 fi
 barrier cut-failed 600

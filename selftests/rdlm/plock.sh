@@ -56,11 +56,32 @@ if [ "$ME" = 3 ]; then
 fi
 barrier plock-probed 120
 
+# queued_here: this node is the file's home and has node 2's F_SETLKW
+# queued there (rdlm_plock_dump(): "plock_wait FILE TYPE START-END node N
+# pid P"); one read of the dump, without a fork
+queued_here()
+{
+	local dump
+
+	read -r -d '' dump <$DBG/ls/$LS
+	[[ $'\n'$dump =~ $'\n'"plock_wait "[0-9]+" w 0-"[0-9]+" node 2 pid " ]]
+}
+
 # 2. a link flap while node 2 waits and node 1 unlocks
 if [ "$ME" = 2 ]; then
 	$PH $PF setw:w:0:1 ready:$F.granted hold >$F.out2 &
 	H2=$!
-	sleep 2		# it reaches the home and waits there
+fi
+# it reaches the home and waits there: the home (whichever node it is)
+# says so once its table has the request queued
+for ((i = 0; i < 600; i++)); do
+	[ -e $F.queued ] && break
+	queued_here && { echo "$ME" >$F.queued; break; }
+	sleep 0.1
+done
+[ -e $F.queued ] || fail "node2's F_SETLKW not queued at its home in 60 s"
+echo "node$ME: node2's F_SETLKW queued at node$(cat $F.queued)"
+if [ "$ME" = 2 ]; then
 	# node 1 unlocks once the link is gone, not before: the unlock or
 	# the grant then meets no link, and only asking again brings it
 	link_carrier down

@@ -56,6 +56,27 @@ fas_sends()
 	awk '/^verbs / { print $3, $11 }' "$DBG/ls/$1"
 }
 
+# settle LS: SETTLED becomes fas_sends LS once no verb of LS is
+# outstanding. An unlock returns once the engine is DONE with its request
+# (range.c), so every verb of a lock and unlock that returned was posted,
+# and counted at its post, by then. The count is also taken with nothing
+# in flight on the fabric lockspace (debugfs lockspaces "inflight 0") and
+# no post between two reads around that: a verb still to come would have
+# to come from something other than that lock, and nothing else runs here.
+settle()
+{
+	local a b n i
+
+	for ((i = 0; i < 200; i++)); do
+		a=$(fas_sends "$1")
+		n=$(sed -n "s/^$1 lsid .* inflight \([0-9]*\) .*/\1/p" $DBG/lockspaces)
+		b=$(fas_sends "$1")
+		[ "$n" = 0 ] && [ "$a" = "$b" ] && { SETTLED=$b; return 0; }
+		sleep 0.05
+	done
+	fail "$1: verbs still in flight or posted after 10 s: $(grep "^$1 " $DBG/lockspaces)"
+}
+
 # rlock LS NAME RANGE [rdlmctl lock options]: lock RANGE of NAME, run
 # nothing, unlock; exit status 75 when refused or timed out
 rlock()
@@ -86,11 +107,11 @@ for ls in $LSS; do
 
 	if [ "$ME" = 1 ]; then
 		rlock "$ls" "verbs-$ls" 0-1023 -w 30 || fail "$ls: first lock"
-		sleep 0.5	# no verb of it still to come
-		read -r f0 s0 <<<"$(fas_sends "$ls")"
+		settle "$ls"
+		read -r f0 s0 <<<"$SETTLED"
 		rlock "$ls" "verbs-$ls" 0-1023 -w 30 || fail "$ls: lock 0-1023"
-		sleep 0.5
-		read -r f1 s1 <<<"$(fas_sends "$ls")"
+		settle "$ls"
+		read -r f1 s1 <<<"$SETTLED"
 		echo "$ls: lock+unlock of units 0-1023: $((f1 - f0)) FA, $((s1 - s0)) SEND"
 		case $ls in
 		*seg*) [ $((f1 - f0)) = 8 ] ||
@@ -125,8 +146,17 @@ for ls in $LSS; do
 	if [ "$ME" = 2 ]; then
 		rlock "$ls" "$name" 0-99 -w 60 &
 		waiter=$!
-		sleep 2
+		# listed waiting here, its engine request made (range locks:
+		# "lock ID waiting ... range START-END req IDX")
+		for ((i = 0; i < 300; i++)); do
+			grep -q "^lock [0-9]* waiting .* range 0-99 req [0-9]" \
+				"$DBG/ls/$ls" && break
+			kill -0 $waiter 2>/dev/null || break
+			sleep 0.1
+		done
 		kill -0 $waiter 2>/dev/null || fail "$ls: EX 0-99 did not wait"
+		grep -q "^lock [0-9]* waiting .* range 0-99 req [0-9]" "$DBG/ls/$ls" ||
+			fail "$ls: EX 0-99 not listed waiting after 30 s: $(grep "^lock " "$DBG/ls/$ls")"
 		: >"$RDLM_OUT/range.$ls.waiting"
 		wait $waiter || fail "$ls: EX 0-99 not granted after the holder died"
 		echo "$ls: EX 0-99 granted once the PR holder was killed"
