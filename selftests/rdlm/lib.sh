@@ -102,6 +102,21 @@ expect_fail()
 	esac
 }
 
+# lock_waiting LS NAME [SECS]: within SECS (10), this node lists a lock of
+# NAME in LS as waiting (debugfs): requested, not granted
+lock_waiting()
+{
+	local hex i
+
+	hex=$(printf %s "$2" | od -An -tx1 | tr -d ' \n')
+	for ((i = 0; i < ${3:-10} * 10; i++)); do
+		grep -q "^lock [0-9]* waiting .* name $hex$" "$DBG/ls/$1" &&
+			return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # wait_file FILE [SECS [WHAT]]: wait (60 s by default) for FILE to exist,
 # else fail (saying WHAT did not come)
 wait_file()

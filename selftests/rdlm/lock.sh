@@ -16,9 +16,9 @@
 #    the receive path by the fabric, not sent through the loopback
 #    connection (debugfs lockspaces, local_msgs).
 #
-# RDLM_LOCK_INCS (default 600: 3 nodes x 2 x 600 = 3,600 increments per
-# lockspace, each hold checked in shared memory too; 850 took 216-281 s
-# for the whole test, 1700 took 460 s),
+# RDLM_LOCK_INCS (default 400: 3 nodes x 2 x 400 = 2,400 increments per
+# lockspace, each hold checked in shared memory too; 600 took 196-230 s
+# for the whole test, 850 216-281 s, 1700 460 s),
 # RDLM_LOCK_PROCS (2),
 # RDLM_LOCK_LS (the lockspaces to use) and RDLM_LOCK_STALL (seconds the
 # counter may take on one node, 600) tune it.
@@ -28,7 +28,7 @@ require_root
 need_cluster 2
 RDLMCTL=$REPO/userspace/rdlmctl
 BENCH=$REPO/userspace/rdlm-bench
-INCS=${RDLM_LOCK_INCS:-600}
+INCS=${RDLM_LOCK_INCS:-400}
 PROCS=${RDLM_LOCK_PROCS:-2}
 STALL=${RDLM_LOCK_STALL:-600}	# seconds the counter may take per node
 LSS=${RDLM_LOCK_LS:-$(awk '$1 == "lockspace" && $2 ~ /^lk-/ { print $2 }' \
@@ -208,17 +208,20 @@ for ls in $LSS; do
 	fi
 	sync_nodes "$ls-victim-held"
 	if [ "$ME" = 2 ]; then
-		rm -f "$TMP/got"
-		"$RDLMCTL" lock -w 120 -L "$ls" victim -- touch "$TMP/got" &
+		# granted before node 1 set out to kill the holder: "early"
+		rm -f "$TMP/got" "$TMP/early"
+		"$RDLMCTL" lock -w 120 -L "$ls" victim -- sh -c \
+			"[ -e $RDLM_OUT/victim-kill.$ls ] && touch $TMP/got || touch $TMP/early" &
 		waiter=$!
-		sleep 1
-		[ -e "$TMP/got" ] && fail "$ls: granted while held elsewhere"
+		lock_waiting "$ls" victim || fail "$ls: the waiter does not wait"
 		touch "$RDLM_OUT/victim-waiting.$ls"
 		wait "$waiter" || fail "$ls: the waiter did not get the lock"
+		[ -e "$TMP/early" ] && fail "$ls: granted while held elsewhere"
 		[ -e "$TMP/got" ] || fail "$ls: the waiter's command did not run"
 		echo "$ls: kill -9 of the holder on node 1 let node 2 in"
 	elif [ "$ME" = 1 ]; then
 		wait_file "$RDLM_OUT/victim-waiting.$ls"
+		: >"$RDLM_OUT/victim-kill.$ls"
 		child=$(pgrep -P "$victim")
 		kill -9 "$victim"
 		{ wait "$victim"; } 2>/dev/null
