@@ -24,10 +24,13 @@
  * of its own into each cell, waits, reads them back (another token there
  * is a violation) and writes a second one; a reader reads its cells at
  * the start and at the end (a change is a writer inside with it). The
- * file system's own cache coherence carries the tokens between nodes.
- * With "nolock" it takes no lock: the control, which must find
- * violations. It prints "ops N rd N wr N errors N violations N" and exits
- * 0 only with no error and no violation.
+ * tokens go to the disk and back with O_DIRECT: the page cache, whose
+ * coherence between nodes rests on the file system's own cluster locks,
+ * does not carry them. With RDLM_CS_DIR set, each locked cell is also a
+ * critical section in the nodes' shared memory (cs_check.h). With "nolock"
+ * it takes no lock: the control, which must find violations. It prints
+ * "ops N rd N wr N errors N violations N cs_violations N" (the tokens',
+ * the shared memory's) and exits 0 only with no error and no violation.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,6 +42,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "cs_check.h"
 #include <sys/random.h>
 
 #define CELL	4096
@@ -153,29 +158,40 @@ struct token {
 	uint64_t seq;
 };
 
-static int cell_read(int fd, int c, struct token *t)
+/* a whole cell through @buf (CELL bytes, aligned for O_DIRECT) */
+static int cell_read(int fd, int c, struct token *t, void *buf)
 {
-	return pread(fd, t, sizeof(*t), (off_t)c * CELL) == sizeof(*t) ? 0 : -1;
+	if (pread(fd, buf, CELL, (off_t)c * CELL) != CELL)
+		return -1;
+	memcpy(t, buf, sizeof(*t));
+	return 0;
 }
 
-static int cell_write(int fd, int c, const struct token *t)
+static int cell_write(int fd, int c, const struct token *t, void *buf)
 {
-	return pwrite(fd, t, sizeof(*t), (off_t)c * CELL) == sizeof(*t) ?
-	       0 : -1;
+	memset(buf, 0, CELL);
+	memcpy(buf, t, sizeof(*t));
+	return pwrite(fd, buf, CELL, (off_t)c * CELL) == CELL ? 0 : -1;
 }
 
 static int stress(const char *file, int secs, int cells, int maxlen,
 		  int nolock)
 {
 	unsigned long ops = 0, rd = 0, wr = 0, errors = 0, violations = 0;
+	unsigned long cs_violations = 0;
 	struct token mine = { 0 };
 	struct token seen[64];
+	struct cs_hold cs[64];
 	uint64_t end = now_ms() + secs * 1000ULL;
+	char cname[32];
+	void *buf;
 	int fd, c, e;
 
 	if (cells < 1 || cells > 64 || maxlen < 1 || maxlen > cells)
 		return 2;
-	fd = open(file, O_RDWR);
+	if (posix_memalign(&buf, CELL, CELL))
+		return 2;
+	fd = open(file, O_RDWR | O_DIRECT);
 	if (fd < 0) {
 		perror(file);
 		return 2;
@@ -198,35 +214,43 @@ static int stress(const char *file, int secs, int cells, int maxlen,
 			errors++;
 			continue;
 		}
+		for (c = first; c < first + len; c++) {
+			snprintf(cname, sizeof(cname), "cell%d", c);
+			if (cs_enter(&cs[c], file, cname, write))
+				cs_violations++;
+		}
 		if (write) {
 			mine.seq++;
 			for (c = first; c < first + len; c++)
-				errors += !!cell_write(fd, c, &mine);
+				errors += !!cell_write(fd, c, &mine, buf);
 			usleep(1000);
 			for (c = first; c < first + len; c++) {
 				struct token t;
 
-				errors += !!cell_read(fd, c, &t);
+				errors += !!cell_read(fd, c, &t, buf);
 				if (t.who != mine.who || t.seq != mine.seq)
 					violations++;
 			}
 			mine.seq++;
 			for (c = first; c < first + len; c++)
-				errors += !!cell_write(fd, c, &mine);
+				errors += !!cell_write(fd, c, &mine, buf);
 			wr++;
 		} else {
 			for (c = first; c < first + len; c++)
-				errors += !!cell_read(fd, c, &seen[c]);
+				errors += !!cell_read(fd, c, &seen[c], buf);
 			usleep(1000);
 			for (c = first; c < first + len; c++) {
 				struct token t;
 
-				errors += !!cell_read(fd, c, &t);
+				errors += !!cell_read(fd, c, &t, buf);
 				if (memcmp(&t, &seen[c], sizeof(t)))
 					violations++;
 			}
 			rd++;
 		}
+		for (c = first; c < first + len; c++)
+			if (cs_leave(&cs[c]))
+				cs_violations++;
 		e = nolock ? 0 : lk(fd, F_SETLK, F_UNLCK, s, l);
 		if (e) {
 			fprintf(stderr, "unlock: %s\n", err_name(e));
@@ -235,9 +259,10 @@ static int stress(const char *file, int secs, int cells, int maxlen,
 		ops++;
 	}
 	close(fd);
-	printf("ops %lu rd %lu wr %lu errors %lu violations %lu\n", ops, rd,
-	       wr, errors, violations);
-	return errors || violations;
+	free(buf);
+	printf("ops %lu rd %lu wr %lu errors %lu violations %lu cs_violations %lu\n",
+	       ops, rd, wr, errors, violations, cs_violations);
+	return errors || violations || cs_violations;
 }
 
 int main(int argc, char **argv)
