@@ -172,6 +172,10 @@ for ls in $LSS; do
 	st "wait $ls 90"
 done
 barrier cache-cs-ready
+declare -A hits0
+for ls in $LSS; do
+	read -r _ _ hits0[$ls] _ <<<"$(counters "$ls")"
+done
 pids=()
 for ls in $LSS; do
 	"$PWD/fault_helper" count "$ls" cache-cs- 2 8 20000 >"$TMP/cs.$ls" 2>&1 &
@@ -189,6 +193,8 @@ done
 echo "kept holds under contention: $(awk '$1 == "name" { n += $4 } END { print n }' "$TMP"/cs.*) grants on $(wc -w <<<"$LSS") lockspaces, none while another node held the name"
 for ls in $LSS; do
 	cp "$TMP/cs.$ls" "$RDLM_OUT/cache-cs.$ls.$ME"
+	read -r _ _ h _ <<<"$(counters "$ls")"
+	echo $((h - hits0[$ls])) >"$RDLM_OUT/cache-cs-hits.$ls.$ME"
 done
 barrier cache-cs-done
 # and the counters the kept holds wrote back are exact: no fault, so every
@@ -196,6 +202,11 @@ barrier cache-cs-done
 # without its LVB, or one written back over a newer value)
 if [ "$ME" = 1 ]; then
 	for ls in $LSS; do
+		# not vacuous: locks were served from kept holds
+		h=$(cat "$RDLM_OUT/cache-cs-hits.$ls".* | awk '{ n += $1 } END { print n + 0 }')
+		[ "$h" -gt 0 ] ||
+			fail "$ls: kept holds under contention: no lock served from a kept hold"
+		echo "$ls: kept holds under contention: $h locks served from kept holds"
 		"$PWD/fault_helper" read "$ls" cache-cs- 2 60000 >"$TMP/csr.$ls" ||
 			fail "$ls: read the counters: $(cat "$TMP/csr.$ls")"
 		for n in 0 1; do
