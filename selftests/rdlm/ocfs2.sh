@@ -171,15 +171,23 @@ plock_checks()
 		# waits for node1's read lock on 0-9; node1's holder is killed
 		$PH $PL setw:w:0:1 >$F.out2c &
 		W2=$!
-		sleep 1
-		: >$F.probed2
+	fi
+	# once the file's home (whichever node it is) has node 2's F_SETLKW
+	# queued (rdlm_plock_dump(): "plock_wait FILE w 0-0 node 2 pid P")
+	[ "$ME" = 2 ] || wait_file $F.probed 120 "node2's probes"
+	for ((i = 0; i < 600; i++)); do
+		[ -e $F.probed2 ] && break
+		grep -q "^plock_wait [0-9]* w 0-0 node 2 pid " "$DBG/ls/$LS" &&
+			{ echo "$ME" >$F.probed2; break; }
+		sleep 0.1
+	done
+	[ -e $F.probed2 ] || fail "node2's F_SETLKW not queued at its home in 60 s"
+	if [ "$ME" = 2 ]; then
 		bounded $W2 120 "F_SETLKW after the holder's death"
 		want_lines $F.out2c "setw:w:0:1: ok"
-		echo "node2: a F_SETLKW waiting for a killed process's lock was granted"
+		echo "node2: a F_SETLKW queued at node$(cat $F.probed2) behind a killed process's lock was granted"
 	fi
 	if [ "$ME" = 1 ]; then
-		wait_file $F.probed2 120 "node2's waiter"
-		sleep 1
 		kill -9 $H1
 		wait $H1 2>/dev/null
 	fi
