@@ -42,6 +42,9 @@ case $ME in
 	t0=$(date +%s)
 	rounds=0
 	until [ -e $FAULTED.2 ] && [ -e $FAULTED.3 ]; do
+		# a node that failed says so (fabric_test): stop loading
+		compgen -G "$RDLM_OUT/abort.$FABRIC_TEST.*" >/dev/null &&
+			fail "another node failed"
 		[ $(($(date +%s) - t0)) -lt 300 ] ||
 			fail "the faults of nodes 2 and 3 not over after 300 s"
 		ok=1

@@ -201,6 +201,7 @@ for ls in $LSS; do
 
 	# kill -9 of a holder on node 1 lets the waiter on node 2 in
 	if [ "$ME" = 1 ]; then
+		rm -f "$RDLM_OUT/victim-kill.$ls"
 		"$RDLMCTL" lock -o -L "$ls" victim -- \
 			bash -c "touch $TMP/victim; exec sleep 600" &
 		victim=$!

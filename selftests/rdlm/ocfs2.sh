@@ -265,14 +265,14 @@ plock_checks()
 	echo "node$ME: fcntl lock stress: $(awk '{ n += $2 } END { print n }' $F.st$ME.*) locks, no violation"
 	barrier plock-stress 300
 	# it fails when it finds violations: that is counted below
-	{ RDLM_CS_DIR=$RDLM_OUT $PH stress $PL 3 16 4 nolock >$F.nl$ME 2>&1; true; } &
-	bounded $! 120 "the control without locks"
+	{ RDLM_CS_DIR=$RDLM_OUT $PH stress $PL $secs 16 4 nolock >$F.nl$ME 2>&1; true; } &
+	bounded $! $((secs + 120)) "the control without locks"
 	barrier plock-control 300
 	if [ "$ME" = 1 ]; then
-		read -r v c < <(cat $F.nl[0-9]* |
-			awk '$1 == "ops" { v += $10; c += $12 } END { print v + 0, c + 0 }')
-		[ "$v" -gt 0 ] && [ "$c" -gt 0 ] ||
-			fail "fcntl locks: the control across nodes found $v token and $c shared-memory violations: $(cat $F.nl[0-9]*)"
+		read -r e v c < <(cat $F.nl[0-9]* | awk '$1 == "ops" {
+			e += $8; v += $10; c += $12 } END { print e + 0, v + 0, c + 0 }')
+		[ "$e" = 0 ] && [ "$v" -gt 0 ] && [ "$c" -gt 0 ] ||
+			fail "fcntl locks: the control across nodes found $v token and $c shared-memory violations, $e errors: $(cat $F.nl[0-9]*)"
 		echo "node1: the control without locks, one process per node, found $v token and $c shared-memory violations"
 	fi
 }

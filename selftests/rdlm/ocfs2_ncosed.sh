@@ -8,4 +8,4 @@
 # Documentation/filesystems/ext4 (26 files; central's run unpacks the 126
 # of filesystems), as on the bakery (ocfs2_bakery.sh): the suite has a
 # budget.
-OCFS2_ENGINE=ncosed OCFS2_PLOCK=0 OCFS2_SRC_PART=filesystems/ext4 exec ./ocfs2.sh "$@"
+OCFS2_ENGINE=ncosed OCFS2_PLOCK=0 OCFS2_SRC_PART=${OCFS2_SRC_PART:-filesystems/ext4} exec ./ocfs2.sh "$@"
